@@ -1,0 +1,278 @@
+"""Performance curves and metrics from posterior draws (method.md section 3).
+
+Two kinds:
+
+* ``"sample"``: performance on *this* data set. Each draw's labels (known labels fixed,
+  unknown ones drawn) trace a curve over the items' own scores. With every item labeled
+  the curve is exact and the band has zero width.
+* ``"population"``: performance of the fitted score distributions, from the parameters
+  alone (recall = S1(t), fpr = S0(t), precision = pi S1 / (pi S1 + (1 - pi) S0)).
+
+Conventions (used identically for the truth in tests and benchmarks):
+
+* precision at recall r is the precision at the highest threshold whose recall >= r;
+* TPR at FPR f is the TPR at the lowest threshold whose FPR <= f;
+* bands are equal-tailed weighted quantiles of the per-draw values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_RECALL_GRID = np.linspace(0.0, 1.0, 101)
+DEFAULT_FPR_GRID = np.linspace(0.0, 1.0, 101)
+_GRID_TOL = 1e-12
+
+
+def check_level(level) -> float:
+    try:
+        level = float(level)
+    except (TypeError, ValueError):
+        raise TypeError(f"level must be a number in (0, 1), got {level!r}") from None
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be strictly between 0 and 1 (e.g. 0.9), got {level!r}")
+    return level
+
+
+def check_grid(grid, default, name) -> np.ndarray:
+    if grid is None:
+        return default.copy()
+    try:
+        g = np.atleast_1d(np.asarray(grid, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers in [0, 1]") from None
+    if g.ndim != 1 or g.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array")
+    if not np.all(np.isfinite(g)) or g.min() < 0 or g.max() > 1:
+        raise ValueError(f"{name} values must lie in [0, 1]")
+    return g
+
+
+def weighted_quantile(values, weights, q):
+    """Weighted quantile(s) ``q`` of ``values`` along axis 0 (the draws)."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(values, axis=0)
+    sorted_vals = np.take_along_axis(values, order, axis=0)
+    cw = np.cumsum(np.asarray(weights, float)[order], axis=0)
+    cw /= cw[-1]
+    q = np.atleast_1d(q)
+    idx = np.stack([(cw < qi - 1e-12).sum(axis=0) for qi in q])
+    idx = np.minimum(idx, values.shape[0] - 1)
+    out = np.take_along_axis(sorted_vals, idx, axis=0) if values.ndim > 1 else sorted_vals[idx]
+    return out
+
+
+def band(draws, weights, level):
+    """Weighted mean and equal-tailed (lower, upper) band along axis 0."""
+    mean = np.tensordot(weights, draws, axes=(0, 0))
+    alpha = (1.0 - level) / 2.0
+    lower, upper = weighted_quantile(draws, weights, [alpha, 1.0 - alpha])
+    # Guard the ordering against floating-point noise in the weighted mean.
+    return np.clip(mean, lower, upper), lower, upper
+
+
+@dataclass
+class Estimate:
+    """A scalar posterior: weighted mean and equal-tailed credible interval."""
+
+    name: str
+    mean: float
+    lower: float
+    upper: float
+    level: float
+    draws: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def from_draws(cls, name, draws, weights, level):
+        mean, lower, upper = band(np.asarray(draws, float), weights, level)
+        return cls(name, float(mean), float(lower), float(upper), level, draws, weights)
+
+    def __float__(self):
+        return self.mean
+
+    def as_dict(self):
+        return {"mean": self.mean, "lower": self.lower, "upper": self.upper, "level": self.level}
+
+    def __repr__(self):
+        pct = f"{100 * self.level:g}%"
+        return f"{self.name}: {self.mean:.4g} [{pct} {self.lower:.4g}, {self.upper:.4g}]"
+
+
+@dataclass
+class CurveBand:
+    """A curve y(x) on a grid: posterior mean, band, and the per-draw curves."""
+
+    x: np.ndarray
+    y: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    draws: np.ndarray
+    weights: np.ndarray
+    level: float
+    kind: str
+
+    @classmethod
+    def from_draws(cls, x, draws, weights, level, kind):
+        y, lower, upper = band(draws, weights, level)
+        return cls(x, y, lower, upper, draws, weights, level, kind)
+
+    def area_between(self, other_y) -> float:
+        """Integral over the grid of |y - other_y| (trapezoid rule)."""
+        return float(np.trapezoid(np.abs(self.y - np.asarray(other_y, float)), self.x))
+
+
+class PRCurve(CurveBand):
+    """Precision on a recall grid: ``recall``, ``precision``, ``lower``, ``upper``, ``draws``."""
+
+    @property
+    def recall(self):
+        return self.x
+
+    @property
+    def precision(self):
+        return self.y
+
+
+class ROCCurve(CurveBand):
+    """TPR on an FPR grid: ``fpr``, ``tpr``, ``lower``, ``upper``, ``draws``."""
+
+    @property
+    def fpr(self):
+        return self.x
+
+    @property
+    def tpr(self):
+        return self.y
+
+
+class Sweep:
+    """Cumulative counts per draw as the threshold sweeps from high to low.
+
+    Column k selects the k+1 highest-scoring groups. ``pos`` is (M, G) positives per
+    group in ascending score order; ``totals`` is (G,) items per group.
+    """
+
+    def __init__(self, pos, totals):
+        pos = np.atleast_2d(pos)[:, ::-1]
+        totals = np.asarray(totals)[::-1]
+        self.tp = np.cumsum(pos, axis=1)
+        self.predicted = np.cumsum(totals)
+        self.fp = self.predicted[None, :] - self.tp
+        self.n_pos = self.tp[:, -1]
+        self.n_neg = self.predicted[-1] - self.n_pos
+        self.n_items = int(self.predicted[-1])
+
+    def recall(self):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = self.tp / self.n_pos[:, None]
+        return np.where(self.n_pos[:, None] > 0, r, 1.0)
+
+    def precision(self):
+        return self.tp / self.predicted[None, :]
+
+    def fpr(self):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = self.fp / self.n_neg[:, None]
+        return np.where(self.n_neg[:, None] > 0, f, 0.0)
+
+
+def _rowwise_searchsorted(rows, queries, side):
+    """searchsorted of the same queries in each non-decreasing row of values in [0, 1]."""
+    m, g = rows.shape
+    offset = 2.0 * np.arange(m)[:, None]
+    flat = (rows + offset).ravel()
+    idx = np.searchsorted(flat, (queries[None, :] + offset).ravel(), side=side)
+    return idx.reshape(m, -1) - (np.arange(m) * g)[:, None]
+
+
+def sample_precision_at_recall(sweep: Sweep, grid):
+    recall = sweep.recall()
+    idx = _rowwise_searchsorted(recall, np.asarray(grid) - _GRID_TOL, "left")
+    idx = np.clip(idx, 0, recall.shape[1] - 1)
+    return np.take_along_axis(sweep.precision(), idx, axis=1)
+
+
+def sample_tpr_at_fpr(sweep: Sweep, grid):
+    m = sweep.tp.shape[0]
+    fpr = np.hstack([np.zeros((m, 1)), sweep.fpr()])
+    tpr = np.hstack([np.zeros((m, 1)), sweep.recall()])
+    idx = _rowwise_searchsorted(fpr, np.asarray(grid) + _GRID_TOL, "right") - 1
+    return np.take_along_axis(tpr, np.clip(idx, 0, fpr.shape[1] - 1), axis=1)
+
+
+def sample_average_precision(sweep: Sweep):
+    recall = sweep.recall()
+    gain = np.diff(recall, axis=1, prepend=0.0)
+    return np.sum(gain * sweep.precision(), axis=1)
+
+
+def sample_auroc(sweep: Sweep):
+    m = sweep.tp.shape[0]
+    fpr = np.hstack([np.zeros((m, 1)), sweep.fpr()])
+    tpr = np.hstack([np.zeros((m, 1)), sweep.recall()])
+    auc = np.trapezoid(tpr, fpr, axis=1)
+    degenerate = (sweep.n_pos == 0) | (sweep.n_neg == 0)
+    return np.where(degenerate, 0.5, auc)
+
+
+def sample_max_f1(sweep: Sweep):
+    p, r = sweep.precision(), sweep.recall()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+    return f1.max(axis=1)
+
+
+# ---- population (from parameters alone) -------------------------------------------
+_POP_GRID = np.linspace(1e-6, 1.0, 513)
+
+
+def population_precision_at_recall(model, theta, grid):
+    pi, p0, p1 = model.split(theta)
+    r = np.clip(np.asarray(grid, float), 1e-9, 1.0)[None, :]
+    with np.errstate(all="ignore"):
+        t = model.pos.isf(r, p1)
+        s0 = np.exp(model.neg.logsf(t, p0))
+        prec = pi * r / (pi * r + (1 - pi) * s0)
+    return np.where(np.isfinite(prec), prec, 1.0)
+
+
+def population_tpr_at_fpr(model, theta, grid):
+    _, p0, p1 = model.split(theta)
+    f = np.clip(np.asarray(grid, float), 1e-12, 1.0)[None, :]
+    with np.errstate(all="ignore"):
+        t = model.neg.isf(f, p0)
+        tpr = np.exp(model.pos.logsf(t, p1))
+    tpr = np.where(np.isfinite(tpr), tpr, 0.0)
+    return np.where(np.asarray(grid)[None, :] <= 0, 0.0, tpr)
+
+
+def population_average_precision(model, theta):
+    prec = population_precision_at_recall(model, theta, _POP_GRID)
+    return np.trapezoid(prec, _POP_GRID, axis=1)
+
+
+def population_auroc(model, theta):
+    grid = np.concatenate([[0.0], _POP_GRID])
+    tpr = population_tpr_at_fpr(model, theta, grid)
+    return np.trapezoid(tpr, grid, axis=1)
+
+
+def population_max_f1(model, theta):
+    prec = population_precision_at_recall(model, theta, _POP_GRID)
+    f1 = 2 * prec * _POP_GRID / (prec + _POP_GRID)
+    return f1.max(axis=1)
+
+
+def population_rates(model, theta, z):
+    """(recall, fpr, precision) at unit-score thresholds z, each (M, len(z))."""
+    pi, p0, p1 = model.split(theta)
+    z = np.atleast_1d(np.asarray(z, float))[None, :]
+    with np.errstate(all="ignore"):
+        s1 = np.exp(model.pos.logsf(z, p1))
+        s0 = np.exp(model.neg.logsf(z, p0))
+        denom = pi * s1 + (1 - pi) * s0
+        prec = np.where(denom > 0, pi * s1 / denom, 0.0)
+    return np.nan_to_num(s1), np.nan_to_num(s0), np.nan_to_num(prec)

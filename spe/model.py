@@ -1,0 +1,225 @@
+"""The two-component score mixture and its log posterior (method.md section 1).
+
+    p(s | theta) = (1 - pi) f0(s | phi0) + pi f1(s | phi1)
+
+Parameters live in two spaces. *Natural* values (pi, then each component's parameters)
+are what users see. The *unconstrained* vector (logit pi, log of positive parameters,
+reals unchanged) is where the optimiser and the proposals work; the log posterior there
+includes the Jacobian of the transform.
+
+Every method is vectorised over a batch of parameter vectors (rows), so one call gives
+a finite-difference gradient, a Hessian, or the weights of a thousand proposals.
+
+Identifiability: the prior includes the orientation constraint "the positive
+component's median is above the negative component's", which removes the label-switched
+twin of every mode (see :meth:`MixtureModel.oriented`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .families import Component
+from .priors import DEFAULT_PI_PRIOR
+from .scores import ScoreData
+
+COMPONENT_PREFIXES = ("neg", "pos")
+# Cap on (batch rows x groups) per block, to keep temporaries at a few tens of MB.
+_BLOCK_ELEMENTS = 2_000_000
+
+
+class MixtureModel:
+    """A negative and a positive :class:`~spe.families.Component` plus priors.
+
+    Parameters
+    ----------
+    neg, pos : Component
+        The class-conditional score densities of negatives (y=0) and positives (y=1).
+    prior : dict, optional
+        Overrides of the default priors, keyed by parameter name (``"pi"``,
+        ``"neg.mu"``, ``"pos.theta"``, ...); each value needs a vectorised ``logpdf``.
+    """
+
+    def __init__(self, neg: Component, pos: Component, prior=None):
+        self.neg = neg
+        self.pos = pos
+        self.names = ["pi"] + [
+            f"{prefix}.{p}"
+            for prefix, comp in zip(COMPONENT_PREFIXES, (neg, pos))
+            for p in comp.param_names
+        ]
+        self.transforms = ["logit"] + list(neg.family.transforms) + list(pos.family.transforms)
+        self.priors = self._resolve_priors(prior)
+        self._n0 = neg.n_params
+
+    def _resolve_priors(self, prior):
+        priors = dict(
+            zip(
+                self.names,
+                [DEFAULT_PI_PRIOR, *self.neg.family.default_priors, *self.pos.family.default_priors],
+            )
+        )
+        if prior is None:
+            return priors
+        if not isinstance(prior, dict):
+            raise TypeError("prior must be a dict mapping parameter names to distributions")
+        for name, dist in prior.items():
+            if name not in priors:
+                raise ValueError(
+                    f"prior given for unknown parameter {name!r}; parameters are {self.names}"
+                )
+            if not callable(getattr(dist, "logpdf", None)):
+                raise TypeError(f"prior for {name!r} must have a logpdf method")
+            priors[name] = dist
+        return priors
+
+    # ---- description -------------------------------------------------------------
+    @property
+    def n_params(self) -> int:
+        return len(self.names)
+
+    @property
+    def spec(self) -> tuple[str, str]:
+        return (self.neg.spec, self.pos.spec)
+
+    @property
+    def bounds(self) -> list[tuple[float, float]]:
+        return [(-12.0, 12.0)] + self.neg.family.bounds + self.pos.family.bounds
+
+    def __repr__(self):
+        return f"MixtureModel(neg={self.neg.spec!r}, pos={self.pos.spec!r})"
+
+    # ---- parameter spaces --------------------------------------------------------
+    def to_natural(self, u):
+        u = np.atleast_2d(np.asarray(u, dtype=float))
+        out = np.empty_like(u)
+        for j, t in enumerate(self.transforms):
+            if t == "logit":
+                out[:, j] = special.expit(u[:, j])
+            elif t == "log":
+                out[:, j] = np.exp(u[:, j])
+            else:
+                out[:, j] = u[:, j]
+        return out
+
+    def to_unconstrained(self, theta):
+        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        out = np.empty_like(theta)
+        with np.errstate(divide="ignore"):
+            for j, t in enumerate(self.transforms):
+                if t == "logit":
+                    out[:, j] = special.logit(theta[:, j])
+                elif t == "log":
+                    out[:, j] = np.log(theta[:, j])
+                else:
+                    out[:, j] = theta[:, j]
+        return out
+
+    def log_jacobian(self, u):
+        """log |d theta / d u| summed over parameters, per row."""
+        u = np.atleast_2d(u)
+        total = np.zeros(u.shape[0])
+        for j, t in enumerate(self.transforms):
+            if t == "logit":
+                total -= np.logaddexp(0.0, u[:, j]) + np.logaddexp(0.0, -u[:, j])
+            elif t == "log":
+                total += u[:, j]
+        return total
+
+    def split(self, theta):
+        """(pi, neg params, pos params), each as (B, 1) columns for broadcasting."""
+        theta = np.atleast_2d(theta)
+        cols = [theta[:, j : j + 1] for j in range(theta.shape[1])]
+        return cols[0], tuple(cols[1 : 1 + self._n0]), tuple(cols[1 + self._n0 :])
+
+    def as_dict(self, theta_row):
+        return {n: float(v) for n, v in zip(self.names, np.ravel(theta_row))}
+
+    # ---- densities ----------------------------------------------------------------
+    def log_prior(self, theta, *, oriented=True):
+        theta = np.atleast_2d(theta)
+        total = np.zeros(theta.shape[0])
+        for j, name in enumerate(self.names):
+            total += self.priors[name].logpdf(theta[:, j])
+        if oriented:
+            total = np.where(self.oriented(theta), total, -np.inf)
+        return total
+
+    def oriented(self, theta):
+        """True where the positive component's median exceeds the negative one's."""
+        _, p0, p1 = self.split(theta)
+        with np.errstate(all="ignore"):
+            return np.ravel(self.pos.median(p1) > self.neg.median(p0))
+
+    def component_logpdfs(self, theta, z):
+        """log f0(z), log f1(z) as (B, len(z)) arrays."""
+        _, p0, p1 = self.split(theta)
+        with np.errstate(all="ignore"):
+            return self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
+
+    def log_likelihood(self, theta, data: ScoreData):
+        """log p(D | theta) with unknown labels marginalised; one value per row."""
+        theta = np.atleast_2d(theta)
+        out = np.empty(theta.shape[0])
+        step = max(1, _BLOCK_ELEMENTS // max(data.n_groups, 1))
+        for start in range(0, theta.shape[0], step):
+            out[start : start + step] = self._log_likelihood_block(theta[start : start + step], data)
+        return out
+
+    def _log_likelihood_block(self, theta, data):
+        pi = theta[:, 0]
+        with np.errstate(divide="ignore"):
+            log_pi, log_1mpi = np.log(pi), np.log1p(-pi)
+        total = data.n_pos.sum() * log_pi + data.n_neg.sum() * log_1mpi
+        unl = data.n_unlabeled > 0
+        neg = data.n_neg > 0
+        pos = data.n_pos > 0
+        lf0, lf1 = self.component_logpdfs(theta, data.z)
+        with np.errstate(invalid="ignore"):
+            if unl.any():
+                mix = np.logaddexp(log_1mpi[:, None] + lf0[:, unl], log_pi[:, None] + lf1[:, unl])
+                total = total + mix @ data.n_unlabeled[unl]
+            if neg.any():
+                total = total + lf0[:, neg] @ data.n_neg[neg]
+            if pos.any():
+                total = total + lf1[:, pos] @ data.n_pos[pos]
+        return np.where(np.isnan(total), -np.inf, total)
+
+    def log_posterior(self, theta, data: ScoreData, *, oriented=True):
+        """Unnormalised log p(theta | D) at natural parameters (rows)."""
+        theta = np.atleast_2d(theta)
+        lp = self.log_prior(theta, oriented=oriented)
+        out = np.full(theta.shape[0], -np.inf)
+        ok = np.isfinite(lp)
+        if ok.any():
+            out[ok] = lp[ok] + self.log_likelihood(theta[ok], data)
+        return out
+
+    def log_density_unconstrained(self, u, data: ScoreData, *, oriented=True):
+        """Log posterior density of the unconstrained vector (Jacobian included)."""
+        u = np.atleast_2d(np.asarray(u, dtype=float))
+        return self.log_posterior(self.to_natural(u), data, oriented=oriented) + self.log_jacobian(u)
+
+    def simulate(self, theta, n, rng):
+        """Draw n (unit score, label) pairs from the model at one parameter vector."""
+        pi, p0, p1 = self.split(np.atleast_2d(theta)[:1])
+        y = (rng.random(n) < pi[0, 0]).astype(float)
+        z = np.empty(n)
+        for label, comp, params in ((0, self.neg, p0), (1, self.pos, p1)):
+            mask = y == label
+            q = rng.random(int(mask.sum()))
+            # inverse-cdf sampling: P(Z > z) = q
+            z[mask] = np.ravel(comp.isf(q[None, :], params))
+        return z, y
+
+    def prob_positive(self, theta, z):
+        """P(y = 1 | z, theta) as a (B, len(z)) array (method.md 2.4)."""
+        pi, _, _ = self.split(theta)
+        lf0, lf1 = self.component_logpdfs(theta, np.asarray(z, float))
+        a = np.log(pi) + lf1
+        b = np.log1p(-pi) + lf0
+        with np.errstate(invalid="ignore"):
+            p = special.expit(a - b)
+        # Both densities zero (outside every support): fall back to the prior odds.
+        return np.where(np.isnan(p), np.broadcast_to(pi, p.shape), p)

@@ -1,0 +1,265 @@
+"""Posterior draws of the mixture parameters (method.md section 2, steps 2-3).
+
+Importance sampling from a proposal centred at the MAP, in the unconstrained space:
+
+* ``"diagonal"``: the paper's proposal, an independent Normal per dimension whose width
+  comes from the curvature of the log posterior along that dimension (others at the MAP);
+* ``"laplace"``: a full-covariance Normal from the Hessian at the MAP;
+* ``"student_t"``: the Laplace covariance in a multivariate Student t (heavier tails).
+
+Weights are Pareto-smoothed (:mod:`spe.psis`); the Pareto k-hat says whether they can be
+trusted. ``inference="auto"`` falls back to MCMC with ``emcee`` when k-hat > 0.7.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .fitting import MapFit
+from .psis import psis
+from .scores import ScoreData
+
+KHAT_THRESHOLD = 0.7
+PROPOSALS = ("diagonal", "laplace", "student_t")
+DEFAULT_PROPOSAL = "student_t"
+STUDENT_T_DF = 5.0
+_HESSIAN_STEP = 1e-3
+
+
+class SamplingWarning(UserWarning):
+    """Importance weights were unreliable and a fallback or caveat applies."""
+
+
+@dataclass
+class Posterior:
+    """Weighted draws of the model parameters.
+
+    Attributes
+    ----------
+    theta : (M, d) natural parameter draws (columns named by ``names``).
+    u : (M, d) the same draws in the unconstrained space.
+    weights : (M,) normalised weights (all equal for MCMC draws).
+    method : ``"importance sampling"`` or ``"emcee"``.
+    khat : Pareto k-hat of the importance weights (NaN for emcee).
+    ess : effective sample size.
+    proposal : proposal name for importance sampling.
+    chains : (steps, walkers, d) retained emcee chain in the unconstrained space, if any.
+    """
+
+    names: list
+    theta: np.ndarray
+    u: np.ndarray
+    weights: np.ndarray
+    method: str
+    khat: float
+    ess: float
+    proposal: str = ""
+    chains: np.ndarray | None = None
+    importance_khat: float = float("nan")
+
+    @property
+    def n_draws(self) -> int:
+        return self.theta.shape[0]
+
+    def mean(self) -> np.ndarray:
+        return self.weights @ self.theta
+
+
+def _fd_hessian(fn, u, h=_HESSIAN_STEP):
+    """Hessian of a batched scalar function by central differences (one batched call)."""
+    d = u.size
+    eye = np.eye(d) * h
+    rows = [np.zeros(d)]
+    for i in range(d):
+        rows += [eye[i], -eye[i]]
+    pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
+    for i, j in pairs:
+        rows += [eye[i] + eye[j], eye[i] - eye[j], -eye[i] + eye[j], -eye[i] - eye[j]]
+    vals = fn(u + np.array(rows))
+    f0 = vals[0]
+    hess = np.empty((d, d))
+    for i in range(d):
+        hess[i, i] = (vals[1 + 2 * i] - 2 * f0 + vals[2 + 2 * i]) / h**2
+    base = 1 + 2 * d
+    for k, (i, j) in enumerate(pairs):
+        pp, pm, mp, mm = vals[base + 4 * k : base + 4 * k + 4]
+        hess[i, j] = hess[j, i] = (pp - pm - mp + mm) / (4 * h**2)
+    return hess
+
+
+def _positive_definite(precision):
+    """Clip eigenvalues so a negated Hessian becomes a usable precision matrix."""
+    precision = 0.5 * (precision + precision.T)
+    vals, vecs = np.linalg.eigh(np.nan_to_num(precision, nan=0.0, posinf=0.0, neginf=0.0))
+    floor = max(1e-6 * np.max(np.abs(vals)), 1e-6) if vals.size else 1e-6
+    vals = np.where(vals > floor, vals, floor)
+    return (vecs * vals) @ vecs.T
+
+
+class Proposal:
+    """A proposal density on the unconstrained space."""
+
+    def __init__(self, kind, mean, cov):
+        self.kind = kind
+        self.mean = mean
+        self.cov = cov
+        if kind == "student_t":
+            self._dist = stats.multivariate_t(loc=mean, shape=cov, df=STUDENT_T_DF)
+        else:
+            self._dist = stats.multivariate_normal(mean=mean, cov=cov)
+
+    def sample(self, n, rng):
+        return np.atleast_2d(self._dist.rvs(size=n, random_state=rng)).reshape(n, -1)
+
+    def logpdf(self, u):
+        return np.atleast_1d(self._dist.logpdf(u))
+
+
+def build_proposal(fit: MapFit, data: ScoreData, kind=DEFAULT_PROPOSAL) -> Proposal:
+    if kind not in PROPOSALS:
+        raise ValueError(f"proposal must be one of {PROPOSALS}, got {kind!r}")
+    model = fit.model
+
+    def logp(u):
+        return model.log_density_unconstrained(u, data, oriented=False)
+
+    hess = _fd_hessian(logp, fit.u)
+    if kind == "diagonal":
+        curv = -np.diag(hess)
+        var = np.where(np.isfinite(curv) & (curv > 0), 1.0 / np.where(curv > 0, curv, 1.0), 1.0)
+        cov = np.diag(var)
+    else:
+        cov = np.linalg.inv(_positive_definite(-hess))
+        cov = 0.5 * (cov + cov.T)
+    return Proposal(kind, fit.u.copy(), cov)
+
+
+def importance_sample(fit: MapFit, data: ScoreData, n_draws, rng, proposal=DEFAULT_PROPOSAL):
+    """Self-normalised importance sampling with Pareto-smoothed weights."""
+    model = fit.model
+    q = build_proposal(fit, data, proposal)
+    u = q.sample(n_draws, rng)
+    log_target = model.log_density_unconstrained(u, data, oriented=True)
+    lo, hi = np.array(model.bounds).T
+    inside = np.all((u >= lo) & (u <= hi), axis=1)
+    log_ratio = np.where(inside & np.isfinite(log_target), log_target - q.logpdf(u), -np.inf)
+    log_w, khat = psis(log_ratio)
+    w = np.exp(log_w)
+    return Posterior(
+        names=list(model.names),
+        theta=model.to_natural(u),
+        u=u,
+        weights=w,
+        method="importance sampling",
+        khat=khat,
+        ess=float(1.0 / np.sum(w**2)),
+        proposal=proposal,
+        importance_khat=khat,
+    )
+
+
+def run_emcee(fit: MapFit, data: ScoreData, n_draws, rng, *, progress=False, proposal_cov=None,
+              burn=400, thin=None):
+    """Affine-invariant ensemble MCMC (emcee) on the unconstrained log posterior."""
+    import emcee
+
+    model = fit.model
+    d = model.n_params
+    lo, hi = np.array(model.bounds).T
+
+    def log_prob(u):
+        u = np.atleast_2d(u)
+        out = np.full(u.shape[0], -np.inf)
+        ok = np.all((u > lo) & (u < hi), axis=1)
+        if ok.any():
+            out[ok] = model.log_density_unconstrained(u[ok], data, oriented=True)
+        return out
+
+    if proposal_cov is None:
+        proposal_cov = build_proposal(fit, data, "laplace").cov
+    n_walkers = max(32, 4 * d + (4 * d) % 2)
+    chol = np.linalg.cholesky(proposal_cov + 1e-12 * np.eye(d))
+    start = fit.u + 0.1 * rng.standard_normal((n_walkers, d)) @ chol.T
+    bad = ~np.isfinite(log_prob(start))
+    start[bad] = fit.u + 1e-4 * rng.standard_normal((int(bad.sum()), d))
+    sampler = emcee.EnsembleSampler(n_walkers, d, log_prob, vectorize=True)
+    # emcee draws from a legacy RandomState; seed it from our Generator for determinism.
+    sampler.random_state = np.random.RandomState(int(rng.integers(2**31 - 1))).get_state()
+    with _quiet_emcee():
+        return _run_sampler(sampler, model, start, n_draws, burn, thin, n_walkers, d, progress)
+
+
+@contextlib.contextmanager
+def _quiet_emcee():
+    """emcee logs a warning for chains shorter than 50 tau; we report tau and ESS instead."""
+    logger = logging.getLogger("emcee")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _run_sampler(sampler, model, start, n_draws, burn, thin, n_walkers, d, progress):
+    state = sampler.run_mcmc(start, burn, progress=progress)
+    sampler.reset()
+    # A first pass sized for thin = 10, then more steps if the chain is stickier than that.
+    steps = int(np.ceil(n_draws * 10 / n_walkers))
+    sampler.run_mcmc(state, steps, progress=progress)
+    tau = float(np.nanmax(sampler.get_autocorr_time(quiet=True)))
+    if thin is None:
+        thin = max(1, int(np.ceil(tau / 2)))
+    need = int(np.ceil(n_draws * thin / n_walkers))
+    if need > steps:
+        sampler.run_mcmc(None, need - steps, progress=progress)
+        tau = float(np.nanmax(sampler.get_autocorr_time(quiet=True)))
+    chain = sampler.get_chain(thin=thin)
+    flat = chain.reshape(-1, d)
+    u = flat[-n_draws:]
+    total = sampler.get_chain().shape[0] * n_walkers
+    ess = float(total / max(tau, 1.0))
+    return Posterior(
+        names=list(model.names),
+        theta=model.to_natural(u),
+        u=u,
+        weights=np.full(u.shape[0], 1.0 / u.shape[0]),
+        method="emcee",
+        khat=float("nan"),
+        ess=min(ess, float(u.shape[0])),
+        chains=chain,
+    )
+
+
+def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="auto",
+                     proposal=DEFAULT_PROPOSAL, progress=False) -> Posterior:
+    """Draw from the posterior by importance sampling, emcee, or IS with emcee fallback."""
+    if inference not in ("auto", "is", "emcee"):
+        raise ValueError(f"inference must be 'auto', 'is' or 'emcee', got {inference!r}")
+    if inference == "emcee":
+        return run_emcee(fit, data, n_draws, rng, progress=progress)
+    post = importance_sample(fit, data, n_draws, rng, proposal)
+    if inference == "auto" and not post.khat <= KHAT_THRESHOLD:
+        warnings.warn(
+            f"importance weights are unreliable (Pareto k-hat = {post.khat:.2f} > "
+            f"{KHAT_THRESHOLD}); falling back to MCMC with emcee",
+            SamplingWarning,
+            stacklevel=3,
+        )
+        fallback = run_emcee(fit, data, n_draws, rng, progress=progress)
+        fallback.importance_khat = post.khat
+        return fallback
+    if inference == "is" and not post.khat <= KHAT_THRESHOLD:
+        warnings.warn(
+            f"importance weights are unreliable (Pareto k-hat = {post.khat:.2f} > "
+            f"{KHAT_THRESHOLD}); use inference='auto' or 'emcee'",
+            SamplingWarning,
+            stacklevel=3,
+        )
+    return post

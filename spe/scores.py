@@ -1,0 +1,234 @@
+"""Scores and labels in, validated and compressed.
+
+This is the boundary of the package: user input is checked here once, and turned into
+a :class:`ScoreData` that everything downstream trusts.
+
+Scores are mapped linearly onto the *unit score* ``z`` in [0, 1] through a
+:class:`ScoreFrame` (the observed range padded by a little, or a user-given range), so
+families and priors work in units of the score range whatever the classifier emits
+(probabilities, logits, margins, detector scores).
+
+Items are compressed into *groups*: every distinct score is a group, with its counts of
+unlabeled, negative and positive items. This is exact. When there are more distinct
+scores than ``max_groups`` (say a million continuous scores), consecutive scores are
+pooled into fine bins (each bin at most ~1/``max_groups`` of the items *and* of the
+range) represented by their mean; the results object reports this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_MAX_GROUPS = 10_000
+FRAME_PADDING = 0.01
+
+
+def as_score_array(scores, name="scores") -> np.ndarray:
+    """A non-empty 1-D float array of finite real numbers, or a clear error."""
+    if scores is None:
+        raise ValueError(f"{name} are required: got None")
+    try:
+        arr = np.asarray(scores)
+    except Exception as exc:  # ragged nested lists and the like
+        raise TypeError(f"{name} must be a 1-D array of numbers ({exc})") from None
+    if arr.dtype == bool:
+        raise TypeError(f"{name} must be real numbers, got a boolean array")
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == object):
+        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real numbers, got complex values")
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be real numbers; some values are not numeric") from None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} are empty")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} must be finite: {int(bad.sum())} NaN/inf value(s), first at index {first}"
+        )
+    return arr
+
+
+def as_scores(scores) -> np.ndarray:
+    """Validate scores for fitting: finite reals, 1-D, not all equal."""
+    arr = as_score_array(scores)
+    if np.ptp(arr) == 0:
+        raise ValueError(
+            f"all {arr.size} scores are equal ({arr[0]!r}): a constant score carries "
+            "no information about performance"
+        )
+    return arr
+
+
+def as_labels(labels, n: int) -> np.ndarray:
+    """Validate labels: 0/1 with NaN (or None) for unlabeled items; None = no labels."""
+    if labels is None:
+        return np.full(n, np.nan)
+    arr = np.asarray(labels, dtype=object if not hasattr(labels, "dtype") else None)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"labels must be one-dimensional, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"labels has length {arr.shape[0]} but scores has length {n}")
+    if arr.dtype == object:
+        arr = np.array([np.nan if v is None else v for v in arr], dtype=object)
+    try:
+        out = arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "labels must be 0, 1 or NaN/None (unlabeled); found a non-numeric value"
+        ) from None
+    known = out[~np.isnan(out)]
+    bad = known[(known != 0) & (known != 1)]
+    if bad.size:
+        raise ValueError(
+            f"labels must be 0, 1 or NaN/None (unlabeled); found {np.unique(bad)[:5].tolist()}"
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class ScoreFrame:
+    """The linear map between user scores and unit scores z in [0, 1]."""
+
+    lower: float
+    upper: float
+    source: str  # "observed (padded)" or "user"
+
+    @classmethod
+    def from_scores(cls, scores, score_range=None, padding=FRAME_PADDING):
+        lo, hi = float(np.min(scores)), float(np.max(scores))
+        if score_range is None:
+            pad = padding * (hi - lo)
+            return cls(lo - pad, hi + pad, "observed (padded)")
+        try:
+            a, b = (float(v) for v in score_range)
+        except (TypeError, ValueError):
+            raise ValueError("score_range must be a pair (lower, upper) of numbers") from None
+        if not (np.isfinite(a) and np.isfinite(b) and a < b):
+            raise ValueError(f"score_range must satisfy lower < upper, got {score_range!r}")
+        if lo < a or hi > b:
+            raise ValueError(
+                f"scores span [{lo:g}, {hi:g}], outside the given score_range [{a:g}, {b:g}]"
+            )
+        # Scores sitting exactly on a bound would get zero density under families with an
+        # open support; pad by a hair so that never happens.
+        pad = 1e-6 * (b - a)
+        return cls(a - pad, b + pad, "user")
+
+    @property
+    def width(self) -> float:
+        return self.upper - self.lower
+
+    def to_unit(self, scores):
+        return (np.asarray(scores, dtype=float) - self.lower) / self.width
+
+    def from_unit(self, z):
+        return self.lower + np.asarray(z, dtype=float) * self.width
+
+
+@dataclass(frozen=True)
+class ScoreData:
+    """Validated scores and labels, compressed into score-sorted groups.
+
+    Attributes
+    ----------
+    scores, labels : (N,) arrays as given (labels NaN where unknown).
+    frame : ScoreFrame
+    z : (G,) representative unit score of each group, ascending.
+    threshold : (G,) the lowest user score in each group; predicting "positive" for
+        scores >= threshold[g] selects groups g, g+1, ... exactly.
+    n_unlabeled, n_neg, n_pos : (G,) integer counts per group.
+    group : (N,) the group of each item.
+    exact : True when every group holds a single distinct score.
+    """
+
+    scores: np.ndarray
+    labels: np.ndarray
+    frame: ScoreFrame
+    z: np.ndarray
+    threshold: np.ndarray
+    n_unlabeled: np.ndarray
+    n_neg: np.ndarray
+    n_pos: np.ndarray
+    group: np.ndarray
+    exact: bool
+
+    @property
+    def n_items(self) -> int:
+        return self.scores.size
+
+    @property
+    def n_groups(self) -> int:
+        return self.z.size
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.n_neg.sum() + self.n_pos.sum())
+
+    @property
+    def n_total(self) -> np.ndarray:
+        return self.n_unlabeled + self.n_neg + self.n_pos
+
+    @property
+    def is_labeled(self) -> np.ndarray:
+        return ~np.isnan(self.labels)
+
+
+def _pool(unique_z, counts, max_groups):
+    """Group ids pooling consecutive distinct scores into fine mass-and-width bins."""
+    half = max(max_groups // 2, 1)
+    before = np.cumsum(counts) - counts
+    mass_bin = np.floor(before * half / counts.sum()).astype(np.int64)
+    width_bin = np.floor(unique_z * half).astype(np.int64)
+    new = np.ones(unique_z.size, dtype=bool)
+    new[1:] = (np.diff(mass_bin) != 0) | (np.diff(width_bin) != 0)
+    return np.cumsum(new) - 1
+
+
+def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS) -> ScoreData:
+    """Validate user input and build the compressed :class:`ScoreData`."""
+    s = as_scores(scores)
+    y = as_labels(labels, s.size)
+    if not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
+        raise ValueError(f"max_groups must be an integer >= 2, got {max_groups!r}")
+    frame = ScoreFrame.from_scores(s, score_range)
+    unique_s, item_to_unique, counts = np.unique(s, return_inverse=True, return_counts=True)
+    unique_z = frame.to_unit(unique_s)
+    exact = unique_s.size <= max_groups
+    if exact:
+        unique_to_group = np.arange(unique_s.size)
+    else:
+        unique_to_group = _pool(unique_z, counts, max_groups)
+    n_groups = int(unique_to_group[-1]) + 1
+    group = unique_to_group[item_to_unique]
+    total = np.bincount(unique_to_group, weights=counts, minlength=n_groups)
+    z = np.bincount(unique_to_group, weights=counts * unique_z, minlength=n_groups) / total
+    first_of_group = np.searchsorted(unique_to_group, np.arange(n_groups))
+    labeled = ~np.isnan(y)
+    n_pos = np.bincount(group[labeled], weights=y[labeled], minlength=n_groups)
+    n_lab = np.bincount(group[labeled], minlength=n_groups)
+    return ScoreData(
+        scores=s,
+        labels=y,
+        frame=frame,
+        z=z,
+        threshold=unique_s[first_of_group],
+        n_unlabeled=(total - n_lab).astype(np.int64),
+        n_neg=(n_lab - n_pos).astype(np.int64),
+        n_pos=n_pos.astype(np.int64),
+        group=group,
+        exact=exact,
+    )

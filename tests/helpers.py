@@ -1,0 +1,23 @@
+"""Simulation helpers shared by the tests."""
+
+import numpy as np
+
+from spe.families import get_component
+from spe.model import MixtureModel
+
+
+def simulate_scores(neg, pos, theta, n, seed):
+    """Scores and labels drawn from the SPE model itself (unit-score units)."""
+    model = MixtureModel(get_component(neg), get_component(pos))
+    rng = np.random.default_rng(seed)
+    z, y = model.simulate(np.asarray(theta, float), n, rng)
+    return z, y
+
+
+def hide_labels(y, n_labeled, seed):
+    """Keep n_labeled random labels, NaN elsewhere."""
+    rng = np.random.default_rng(seed)
+    out = np.full(y.shape, np.nan)
+    idx = rng.choice(y.size, n_labeled, replace=False)
+    out[idx] = y[idx]
+    return out

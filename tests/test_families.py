@@ -1,0 +1,135 @@
+"""Every density against scipy.stats over parameter grids (cf. PyMC's check_logp)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from spe.families import FAMILIES, Component, get_component, log_diff_ndtr, mirrored
+
+X_INSIDE = np.array([1e-3, 0.05, 0.2, 0.5, 0.77, 0.95, 0.999])
+X_OUTSIDE_UNIT = np.array([-0.5, -1e-3, 1.001, 2.0])
+
+GRIDS = {
+    "truncnorm": ([-0.5, 0.1, 0.5, 1.3], [0.02, 0.1, 0.5, 3.0]),
+    "trunct": ([-0.5, 0.2, 0.9, 1.5], [0.03, 0.2, 1.0], [1.5, 4.0, 30.0]),
+    "gamma": ([0.5, 1.0, 2.0, 15.0], [0.01, 0.1, 1.0]),
+    "lognormal": ([-3.0, -1.0, 0.5], [0.1, 0.5, 2.0]),
+    "gumbel_r": ([-0.2, 0.3, 0.8], [0.02, 0.1, 0.6]),
+    "gumbel_l": ([-0.2, 0.3, 0.8], [0.02, 0.1, 0.6]),
+    "gompertz": ([0.1, 1.0, 5.0], [0.05, 0.3, 2.0]),
+    "frechet": ([0.7, 2.0, 8.0], [0.05, 0.3, 2.0]),
+    "beta": ([0.5, 1.0, 3.0, 20.0], [0.5, 2.0, 9.0]),
+}
+
+
+def reference(name, params):
+    """The scipy.stats distribution each family must match."""
+    if name == "trunct":
+        mu, sigma, df = params
+        a, b = (0 - mu) / sigma, (1 - mu) / sigma
+        mass = stats.t.sf(a, df) - stats.t.sf(b, df) if a > 0 else stats.t.cdf(b, df) - stats.t.cdf(a, df)
+        base = stats.t(df, loc=mu, scale=sigma)
+        return lambda x: np.where((x >= 0) & (x <= 1), base.logpdf(x) - np.log(mass), -np.inf)
+    return FAMILIES[name].scipy_dist(params).logpdf
+
+
+def test_every_family_has_a_grid():
+    assert set(GRIDS) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_logpdf_matches_scipy_over_grid(name):
+    fam = FAMILIES[name]
+    x = np.concatenate([X_INSIDE, X_OUTSIDE_UNIT])
+    for params in itertools.product(*GRIDS[name]):
+        ours = fam.logpdf(x, tuple(np.float64(p) for p in params))
+        ref = reference(name, params)(x)
+        finite = np.isfinite(ref)
+        # Where scipy underflows to -inf (it exponentiates first), ours must be tiny too.
+        underflow = ~finite & np.isfinite(ours)
+        assert np.all(ours[underflow] < -500), (name, params)
+        assert np.all(ours[~finite & ~underflow] == -np.inf), (name, params)
+        np.testing.assert_allclose(ours[finite], ref[finite], rtol=1e-7, atol=1e-8, err_msg=f"{name} {params}")
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_logpdf_is_minus_inf_outside_support(name):
+    fam = FAMILIES[name]
+    params = tuple(np.float64(g[len(g) // 2]) for g in GRIDS[name])
+    if fam.unit_support:
+        assert np.all(fam.logpdf(X_OUTSIDE_UNIT, params) == -np.inf)
+    elif fam.skewed:
+        assert np.all(fam.logpdf(np.array([-1.0, -1e-6]), params) == -np.inf)
+    else:  # unbounded families have positive density everywhere
+        assert np.all(np.isfinite(fam.logpdf(X_OUTSIDE_UNIT, params)))
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_logpdf_broadcasts_over_parameter_batches(name):
+    fam = FAMILIES[name]
+    cols = tuple(np.array(g[:2], float)[:, None] for g in GRIDS[name])
+    batched = fam.logpdf(X_INSIDE, cols)
+    assert batched.shape == (2, X_INSIDE.size)
+    for i in range(2):
+        single = fam.logpdf(X_INSIDE, tuple(c[i, 0] for c in cols))
+        np.testing.assert_allclose(batched[i], single)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("reflected", [False, True])
+def test_component_cdf_sf_isf_are_consistent(name, reflected):
+    comp = Component(FAMILIES[name], reflected)
+    params = tuple(np.float64(g[len(g) // 2]) for g in GRIDS[name])
+    q = np.array([0.05, 0.3, 0.5, 0.8])
+    z = comp.isf(q, params)
+    np.testing.assert_allclose(np.exp(comp.logsf(z, params)), q, rtol=1e-6)
+    np.testing.assert_allclose(np.exp(comp.logcdf(z, params)), 1 - q, rtol=1e-6)
+    # survival function is the integral of the density above z
+    grid = np.linspace(z[1], z[2], 4001)
+    mass = np.trapezoid(np.exp(comp.logpdf(grid, params)), grid)
+    assert mass == pytest.approx(q[1] - q[2], rel=1e-4)
+
+
+def test_reflection_mirrors_density():
+    comp = get_component("gamma-reflected")
+    params = (np.float64(2.0), np.float64(0.1))
+    z = np.array([0.5, 0.9, 0.99])
+    np.testing.assert_allclose(comp.logpdf(z, params), FAMILIES["gamma"].logpdf(1 - z, params))
+    assert comp.median(params) == pytest.approx(1 - stats.gamma(2.0, scale=0.1).median())
+
+
+def test_family_specs_resolve_and_reject_unknown_names():
+    assert get_component("Gamma-Reflected").spec == "gamma-reflected"
+    assert mirrored("gamma").spec == "gamma-reflected"
+    assert mirrored("truncnorm").spec == "truncnorm"
+    with pytest.raises(ValueError, match="unknown family 'gauss'"):
+        get_component("gauss")
+    with pytest.raises(TypeError):
+        get_component(3)
+
+
+def test_log_diff_ndtr_is_accurate_in_both_tails():
+    a = np.array([-40.0, -3.0, 5.0, 30.0])
+    b = np.array([-39.0, 2.0, 6.0, 31.0])
+    ref = [stats.norm.logcdf(-39) + np.log1p(-np.exp(stats.norm.logcdf(-40) - stats.norm.logcdf(-39))),
+           np.log(stats.norm.cdf(2) - stats.norm.cdf(-3)),
+           np.log(stats.norm.sf(5) - stats.norm.sf(6)),
+           stats.norm.logsf(30) + np.log1p(-np.exp(stats.norm.logsf(31) - stats.norm.logsf(30)))]
+    np.testing.assert_allclose(log_diff_ndtr(a, b), ref, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_initial_guess_is_finite_and_inside_bounds(name):
+    fam = FAMILIES[name]
+    rng = np.random.default_rng(0)
+    v = rng.beta(2, 5, size=300)
+    init = fam.initial(v, np.ones_like(v))
+    assert init.shape == (fam.n_params,) and np.all(np.isfinite(init))
+    is_log = np.array(fam.transforms) == "log"
+    u = init.copy()
+    u[is_log] = np.log(init[is_log])
+    lo, hi = np.array(fam.bounds).T
+    assert np.all((u > lo) & (u < hi))
+    assert np.all(np.isfinite(fam.logpdf(v, tuple(init))))
