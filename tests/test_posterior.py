@@ -1,0 +1,102 @@
+"""Posterior sampling: IS vs MCMC on the same posterior, band calibration, exactness."""
+
+import numpy as np
+import pytest
+
+import spe
+import spe.posterior as posterior_mod
+from spe.curves import Sweep, sample_precision_at_recall
+from spe.families import get_component
+from spe.fitting import fit_map
+from spe.model import MixtureModel
+from spe.posterior import SamplingWarning, importance_sample, run_emcee, sample_posterior
+from spe.scores import prepare
+
+from .helpers import hide_labels, simulate_scores
+
+THETA = [0.3, 2.0, 0.1, 0.7, 0.12]
+GRID = np.linspace(0.05, 0.95, 19)
+
+
+def true_sample_curve(res, y, grid):
+    d = res.data
+    pos = np.bincount(d.group, weights=y, minlength=d.n_groups)
+    return sample_precision_at_recall(Sweep(pos[None, :], d.n_total), grid)[0]
+
+
+def test_importance_sampling_agrees_with_emcee():
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=7)
+    data = prepare(z, hide_labels(y, 10, seed=8))
+    model = MixtureModel(get_component("gamma"), get_component("truncnorm"))
+    fit = fit_map(model, data)
+    is_post = importance_sample(fit, data, 2000, np.random.default_rng(0))
+    mc_post = run_emcee(fit, data, 2000, np.random.default_rng(1))
+    assert is_post.khat < 0.7
+    for j in range(model.n_params):
+        sd = np.sqrt(is_post.weights @ (is_post.theta[:, j] - is_post.mean()[j]) ** 2)
+        # Monte Carlo error of the difference of two means with ESS >= ~400 each
+        assert abs(is_post.mean()[j] - mc_post.mean()[j]) < 4 * sd * np.sqrt(1 / is_post.ess + 1 / mc_post.ess)
+
+
+def test_importance_sampling_and_emcee_agree_on_precision():
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=17)
+    labels = hide_labels(y, 10, seed=18)
+    r_is = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="is", seed=1, n_draws=2000)
+    r_mc = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="emcee", seed=1, n_draws=2000)
+    assert r_mc.posterior.method == "emcee"
+    grid = np.array([0.2, 0.5, 0.8])
+    c_is, c_mc = r_is.pr_curve(grid), r_mc.pr_curve(grid)
+    width = c_is.upper - c_is.lower
+    np.testing.assert_array_less(np.abs(c_is.precision - c_mc.precision), 0.25 * width + 1e-3)
+    assert r_is.prevalence().mean == pytest.approx(r_mc.prevalence().mean, abs=0.01)
+
+
+def test_fully_labeled_sample_curve_is_exact_with_zero_width():
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 500, seed=3)
+    res = spe.fit(z, y, seed=0, n_draws=200)
+    c = res.pr_curve(GRID)
+    np.testing.assert_allclose(c.precision, true_sample_curve(res, y, GRID))
+    np.testing.assert_array_equal(c.lower, c.upper)
+    assert res.auroc().upper == res.auroc().lower
+
+
+def test_sample_band_covers_the_truth_over_many_seeds():
+    coverage = []
+    for seed in range(50):
+        rng = np.random.default_rng(seed)
+        theta = [rng.uniform(0.15, 0.45), 2.0, 0.1, rng.uniform(0.55, 0.75), 0.12]
+        z, y = simulate_scores("gamma", "truncnorm", theta, 1000, seed)
+        res = spe.fit(z, hide_labels(y, 10, seed), families=("gamma", "truncnorm"),
+                      seed=seed, n_draws=400)
+        c = res.pr_curve(GRID, level=0.9)
+        truth = true_sample_curve(res, y, GRID)
+        coverage.append(np.mean((truth >= c.lower) & (truth <= c.upper)))
+    assert np.mean(coverage) >= 0.8
+
+
+def test_auto_falls_back_to_emcee_when_weights_degenerate(monkeypatch):
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 1000, seed=5)
+    data = prepare(z, hide_labels(y, 10, seed=5))
+    fit = fit_map(MixtureModel(get_component("gamma"), get_component("truncnorm")), data)
+    real_build = posterior_mod.build_proposal
+
+    def far_too_narrow(fit, data, kind):
+        q = real_build(fit, data, kind)
+        return posterior_mod.Proposal(kind, q.mean, q.cov * 1e-3)
+
+    monkeypatch.setattr(posterior_mod, "build_proposal", far_too_narrow)
+    with pytest.warns(SamplingWarning, match="falling back to MCMC"):
+        post = sample_posterior(fit, data, n_draws=300, rng=np.random.default_rng(0), inference="auto")
+    assert post.method == "emcee" and post.importance_khat > 0.7
+    assert np.allclose(post.weights, 1 / 300)
+
+
+def test_same_seed_same_result_and_different_seed_differs():
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 800, seed=2)
+    labels = hide_labels(y, 10, seed=2)
+    a = spe.fit(z, labels, seed=42, n_draws=200)
+    b = spe.fit(z, labels, seed=42, n_draws=200)
+    c = spe.fit(z, labels, seed=43, n_draws=200)
+    np.testing.assert_array_equal(a.posterior.theta, b.posterior.theta)
+    np.testing.assert_array_equal(a.pr_curve().draws, b.pr_curve().draws)
+    assert not np.array_equal(a.posterior.theta, c.posterior.theta)

@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+import spe
+
+
+@pytest.fixture(scope="module")
+def res():
+    rng = np.random.default_rng(0)
+    y = (rng.random(1500) < 0.3).astype(float)
+    s = np.where(y == 1, rng.normal(2.0, 1.0, 1500), rng.normal(-1.0, 1.0, 1500))  # logits
+    labels = np.full(1500, np.nan)
+    labels[:12] = y[:12]
+    return spe.fit(s, labels, seed=3, n_draws=300)
+
+
+def test_curves_lie_in_unit_interval_and_bands_are_ordered(res):
+    for curve in (res.pr_curve(), res.roc_curve(), res.pr_curve(kind="population"),
+                  res.roc_curve(kind="population")):
+        for arr in (curve.y, curve.lower, curve.upper, curve.draws):
+            assert np.all((arr >= 0) & (arr <= 1))
+        assert np.all(curve.lower <= curve.y) and np.all(curve.y <= curve.upper)
+        assert curve.draws.shape == (300, curve.x.size)
+
+
+def test_scalar_metrics_and_metrics_at(res):
+    for est in (res.prevalence(), res.average_precision(), res.auroc(), res.max_f1(),
+                res.prevalence(kind="population"), res.auroc(kind="population")):
+        assert 0 <= est.lower <= est.mean <= est.upper <= 1
+    m = res.metrics_at(0.5)
+    assert set(m) == {"precision", "recall", "fpr", "f1", "accuracy"}
+    top = res.metrics_at(1e9)  # nothing predicted positive
+    assert top["recall"].mean == 0 and top["precision"].mean == 0
+
+
+def test_summary_text_and_dict(res):
+    summ = res.summary()
+    text = str(summ)
+    assert "families: negative" in text and "Pareto k-hat" in text and "AUROC" in text
+    d = summ.to_dict()
+    assert d["n_items"] == 1500 and d["n_labeled"] == 12
+    assert set(d["metrics"]) == {"prevalence", "average precision", "AUROC", "max F1"}
+    assert len(d["family_selection"]) == 4
+    assert summ.to_json()
+
+
+def test_inference_data_export(res):
+    idata = res.to_inference_data(seed=0)
+    post = idata.posterior if hasattr(idata, "posterior") else idata["posterior"]
+    assert float(post["pi"].mean()) == pytest.approx(res.prevalence(kind="population").mean, abs=0.02)
+    raw = res.to_inference_data(resample=False)
+    stats = raw.sample_stats if hasattr(raw, "sample_stats") else raw["sample_stats"]
+    np.testing.assert_allclose(np.exp(stats["log_weight"].values.ravel()), res.weights)
+
+
+def test_argument_validation(res):
+    with pytest.raises(ValueError, match="level"):
+        res.pr_curve(level=1.2)
+    with pytest.raises(ValueError, match="kind"):
+        res.pr_curve(kind="both")
+    with pytest.raises(ValueError, match="recall values must lie in"):
+        res.pr_curve(recall=[0.5, 1.5])
+    with pytest.raises(ValueError, match="n_draws"):
+        spe.fit([0.1, 0.2, 0.3], n_draws=0)
