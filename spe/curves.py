@@ -276,3 +276,30 @@ def population_rates(model, theta, z):
         denom = pi * s1 + (1 - pi) * s0
         prec = np.where(denom > 0, pi * s1 / denom, 0.0)
     return np.nan_to_num(s1), np.nan_to_num(s0), np.nan_to_num(prec)
+
+
+# ---- exact curves from known labels (truth, the naive labels-only baseline) ----------
+def labeled_sweep(scores, labels) -> Sweep:
+    """The exact sweep for items whose labels are all known."""
+    scores = np.asarray(scores, float)
+    labels = np.asarray(labels, float)
+    if scores.shape != labels.shape or np.isnan(labels).any():
+        raise ValueError("exact curves need a label for every score")
+    unique, inverse = np.unique(scores, return_inverse=True)
+    pos = np.bincount(inverse, weights=labels, minlength=unique.size)
+    totals = np.bincount(inverse, minlength=unique.size)
+    return Sweep(pos[None, :], totals)
+
+
+def exact_precision_at_recall(scores, labels, recall=None):
+    """Precision at each recall for fully labeled items (same convention as SPE).
+
+    With no positive among the labels, precision is 0 at every recall.
+    """
+    grid = check_grid(recall, DEFAULT_RECALL_GRID, "recall")
+    return sample_precision_at_recall(labeled_sweep(scores, labels), grid)[0]
+
+
+def exact_tpr_at_fpr(scores, labels, fpr=None):
+    grid = check_grid(fpr, DEFAULT_FPR_GRID, "fpr")
+    return sample_tpr_at_fpr(labeled_sweep(scores, labels), grid)[0]

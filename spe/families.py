@@ -205,6 +205,33 @@ class TruncStudentT(Family):
         return np.array([mean, 0.8 * np.sqrt(var), 5.0])
 
 
+class SkewNormal(Family):
+    """Skew-normal(loc, scale, alpha), unbounded; alpha > 0 skews right, < 0 left."""
+
+    name = "skewnorm"
+    param_names = ("loc", "scale", "alpha")
+    transforms = ("real", "log", "real")
+    default_priors = (LOCATION_PRIOR, SCALE_PRIOR, Normal(0.0, 3.0))
+
+    def scipy_dist(self, params):
+        loc, scale, alpha = params
+        return stats.skewnorm(alpha, loc=loc, scale=scale)
+
+    def logpdf(self, v, params):
+        loc, scale, alpha = params
+        z = (v - loc) / scale
+        return np.log(2.0) - 0.5 * z * z - 0.5 * _LOG_2PI + special.log_ndtr(alpha * z) - np.log(scale)
+
+    def initial(self, v, w):
+        mean, var = _weighted_moments(v, w)
+        sd = np.sqrt(var)
+        skew = np.sum(np.asarray(w) * (v - mean) ** 3) / np.sum(w) / sd**3
+        alpha = float(np.clip(3.0 * skew, -5.0, 5.0))
+        delta = alpha / np.sqrt(1.0 + alpha**2)
+        scale = sd / np.sqrt(1.0 - 2.0 * delta**2 / np.pi)
+        return np.array([mean - scale * delta * np.sqrt(2.0 / np.pi), scale, alpha])
+
+
 class GammaFamily(Family):
     """Gamma(k, theta) on the distance from the lower end of the frame."""
 
@@ -387,6 +414,7 @@ FAMILIES: dict[str, Family] = {
     for f in (
         TruncNormal(),
         TruncStudentT(),
+        SkewNormal(),
         GammaFamily(),
         LogNormalFamily(),
         GumbelRight(),

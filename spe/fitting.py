@@ -208,11 +208,9 @@ def candidate_pairs(families) -> list[tuple[str, str]]:
             names = DEFAULT_CANDIDATES
         elif key == "all":
             names = ALL_CANDIDATES
-        else:
-            raise ValueError(
-                f"families must be 'auto', 'all', a (negative, positive) pair of family names "
-                f"or a list of candidate names; got {families!r}"
-            )
+        else:  # one family name: that family for both classes, in its natural orientation
+            comp = get_component(families)
+            return [(comp.spec, mirrored(comp).spec)]
         return [(n, mirrored(p).spec) for n, p in itertools.product(names, names)]
     try:
         items = list(families)

@@ -320,6 +320,37 @@ class SPEResult:
             return az.from_dict(groups)
         return az.from_dict(**groups)
 
+    # ---- plots (see spe.plot) ---------------------------------------------------------
+    def plot_fit(self, ax=None, **kwargs):
+        """Score histogram with fitted components and bands; see :func:`spe.plot.plot_fit`."""
+        from .plot import plot_fit
+
+        return plot_fit(self, ax, **kwargs)
+
+    def plot_pr(self, ax=None, **kwargs):
+        """PR curve with band; see :func:`spe.plot.plot_pr`."""
+        from .plot import plot_pr
+
+        return plot_pr(self, ax, **kwargs)
+
+    def plot_roc(self, ax=None, **kwargs):
+        """ROC curve with band; see :func:`spe.plot.plot_roc`."""
+        from .plot import plot_roc
+
+        return plot_roc(self, ax, **kwargs)
+
+    def plot_conditions(self, ax=None, **kwargs):
+        """P(constraints hold) vs threshold; see :func:`spe.plot.plot_conditions`."""
+        from .plot import plot_conditions
+
+        return plot_conditions(self, ax, **kwargs)
+
+    def plot_reliability(self, ax=None, **kwargs):
+        """Reliability diagram; see :func:`spe.plot.plot_reliability`."""
+        from .plot import plot_reliability
+
+        return plot_reliability(self, ax, **kwargs)
+
     # ---- reporting -------------------------------------------------------------------
     def summary(self, level=0.9) -> Summary:
         level = C.check_level(level)

@@ -85,8 +85,11 @@ def test_candidate_pairs_forms():
     assert candidate_pairs([("beta", "beta")]) == [("beta", "beta")]
     with pytest.raises(ValueError, match="unknown family"):
         candidate_pairs(("gamma", "nope"))
-    with pytest.raises(ValueError, match="families must be"):
+    assert candidate_pairs("gamma") == [("gamma", "gamma-reflected")]
+    with pytest.raises(ValueError, match="unknown family 'best'"):
         candidate_pairs("best")
+    with pytest.raises(ValueError, match="could not interpret"):
+        candidate_pairs([1, 2, 3])
 
 
 def test_anti_oriented_scores_raise_fit_error_naming_the_problem():

@@ -1,0 +1,317 @@
+"""The ``spe`` command: fit, threshold and demo from the shell.
+
+    spe demo [--out DIR]
+    spe fit DATA.csv --score-col S [--label-col Y] [--out DIR]
+    spe threshold DATA.csv --score-col S --label-col Y --min-precision P --min-recall R
+
+Errors are one line on stderr (``spe: error: ...``) with exit status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import warnings
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from . import curves as C
+from .api import fit
+from .posterior import SamplingWarning
+
+MISSING = {"", "na", "nan", "n/a", "none", "null", "?"}
+DEMO_FILE = "digits_svm3.csv"
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+# ---- reading data ----------------------------------------------------------------------
+def _read_table(path: Path) -> dict[str, list[str]]:
+    if not path.exists():
+        raise CLIError(f"file not found: {path}")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            import pandas as pd
+        except ImportError:
+            raise CLIError("reading Parquet needs pandas and pyarrow: pip install 'spe[parquet]'") from None
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:
+            raise CLIError(f"could not read {path}: {exc}") from None
+        return {str(c): ["" if v is None else str(v) for v in df[c].tolist()] for c in df.columns}
+    try:
+        with path.open(newline="") as fh:
+            sample = fh.read(4096)
+            fh.seek(0)
+            try:
+                dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
+            except csv.Error:
+                dialect = csv.excel
+            reader = csv.reader(fh, dialect)
+            header = next(reader, None)
+            if not header:
+                raise CLIError(f"{path} is empty")
+            cols: dict[str, list[str]] = {h.strip(): [] for h in header}
+            names = list(cols)
+            for row in reader:
+                if not any(cell.strip() for cell in row):
+                    continue
+                for name, cell in zip(names, row + [""] * (len(names) - len(row))):
+                    cols[name].append(cell.strip())
+    except UnicodeDecodeError:
+        raise CLIError(f"could not read {path}: not a text CSV file") from None
+    except OSError as exc:
+        raise CLIError(f"could not read {path}: {exc.strerror}") from None
+    return cols
+
+
+def _column(table, name, path) -> list[str]:
+    if name not in table:
+        raise CLIError(f"column {name!r} not found in {path}; columns are: {', '.join(table)}")
+    return table[name]
+
+
+def _parse_scores(cells, name) -> np.ndarray:
+    out = np.empty(len(cells))
+    for i, cell in enumerate(cells):
+        try:
+            out[i] = float(cell)
+        except ValueError:
+            raise CLIError(f"score column {name!r}, row {i + 2}: {cell!r} is not a number") from None
+    if out.size == 0:
+        raise CLIError(f"score column {name!r} has no rows")
+    return out
+
+
+def _parse_labels(cells, name) -> np.ndarray:
+    out = np.empty(len(cells))
+    for i, cell in enumerate(cells):
+        low = cell.lower()
+        if low in MISSING:
+            out[i] = np.nan
+        elif low in ("1", "1.0", "true", "yes", "pos", "positive"):
+            out[i] = 1.0
+        elif low in ("0", "0.0", "false", "no", "neg", "negative"):
+            out[i] = 0.0
+        else:
+            raise CLIError(
+                f"label column {name!r}, row {i + 2}: {cell!r} is not 0/1 (blank or NA = unlabeled)"
+            )
+    return out
+
+
+def load_data(path, score_col, label_col=None):
+    path = Path(path)
+    table = _read_table(path)
+    scores = _parse_scores(_column(table, score_col, path), score_col)
+    labels = None if label_col is None else _parse_labels(_column(table, label_col, path), label_col)
+    return scores, labels
+
+
+def demo_data():
+    """(scores, labels) of the bundled demo: linear-SVM scores, digit 3 vs rest."""
+    with resources.files("spe").joinpath("data", DEMO_FILE).open() as fh:
+        rows = list(csv.DictReader(fh))
+    return (np.array([float(r["score"]) for r in rows]), np.array([float(r["label"]) for r in rows]))
+
+
+# ---- outputs ---------------------------------------------------------------------------
+def _fit_result(scores, labels, args):
+    C.check_level(args.level)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SamplingWarning)
+        res = fit(
+            scores, labels, families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
+            score_range=args.score_range, progress=sys.stderr.isatty(),
+        )
+    for w in caught:
+        if issubclass(w.category, SamplingWarning):
+            print(f"spe: note: {w.message}", file=sys.stderr)
+    return res
+
+
+def _families(value):
+    if value is None:
+        return "auto"
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(parts) if len(parts) == 2 else parts
+
+
+def write_outputs(res, out: Path, level: float, true_labels=None) -> dict:
+    """summary.json and PNG figures in ``out``; returns the summary dict."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    summary = res.summary(level).to_dict()
+    pr = res.pr_curve(level=level)
+    roc = res.roc_curve(level=level)
+    summary["pr_curve"] = {
+        "recall": pr.recall.tolist(), "precision": pr.precision.tolist(),
+        "lower": pr.lower.tolist(), "upper": pr.upper.tolist(), "level": level,
+    }
+    summary["roc_curve"] = {
+        "fpr": roc.fpr.tolist(), "tpr": roc.tpr.tolist(),
+        "lower": roc.lower.tolist(), "upper": roc.upper.tolist(), "level": level,
+    }
+    if true_labels is not None:
+        truth = C.exact_precision_at_recall(res.data.scores, true_labels, pr.recall)
+        summary["demo_truth"] = {
+            "pr_area_error_spe": pr.area_between(truth),
+            "true_precision": truth.tolist(),
+        }
+    figures = {
+        "fit.png": lambda ax: res.plot_fit(ax, level=level),
+        "pr.png": lambda ax: res.plot_pr(ax, level=level, true_labels=true_labels),
+        "roc.png": lambda ax: res.plot_roc(ax, level=level, true_labels=true_labels),
+        "reliability.png": lambda ax: res.plot_reliability(ax, true_labels=true_labels),
+    }
+    for name, draw in figures.items():
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        draw(ax)
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+    summary["figures"] = sorted(figures)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    return summary
+
+
+# ---- commands --------------------------------------------------------------------------
+def cmd_fit(args):
+    scores, labels = load_data(args.data, args.score_col, args.label_col)
+    res = _fit_result(scores, labels, args)
+    out = Path(args.out)
+    write_outputs(res, out, args.level)
+    print(res.summary(args.level))
+    print(f"wrote {out / 'summary.json'} and figures to {out}/")
+
+
+def cmd_threshold(args):
+    C.check_level(args.confidence)
+    scores, labels = load_data(args.data, args.score_col, args.label_col)
+    res = _fit_result(scores, labels, args)
+    decision = res.choose_threshold(
+        min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
+        confidence=args.confidence,
+    )
+    print(decision)
+    if args.out:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        res.plot_conditions(ax, min_precision=args.min_precision, min_recall=args.min_recall,
+                            max_fpr=args.max_fpr, confidence=args.confidence)
+        fig.tight_layout()
+        fig.savefig(out / "conditions.png", dpi=110)
+        (out / "threshold.json").write_text(json.dumps(decision.as_dict(), indent=2, default=float))
+        print(f"wrote {out / 'threshold.json'} and {out / 'conditions.png'}")
+    return 0 if decision.feasible else 1
+
+
+def cmd_demo(args):
+    scores, truth = demo_data()
+    rng = np.random.default_rng(args.seed)
+    labels = np.full(scores.size, np.nan)
+    idx = rng.choice(scores.size, args.labels, replace=False)
+    labels[idx] = truth[idx]
+    print(
+        f"demo: linear-SVM scores for digit 3 vs rest on scikit-learn's digits "
+        f"({scores.size} items); {args.labels} random labels kept "
+        f"({int(truth[idx].sum())} positive), the rest hidden"
+    )
+    res = _fit_result(scores, labels, args)
+    out = Path(args.out)
+    summary = write_outputs(res, out, args.level, true_labels=truth)
+    print(res.summary(args.level))
+    naive = C.exact_precision_at_recall(scores[idx], truth[idx])
+    true_pr = np.array(summary["demo_truth"]["true_precision"])
+    grid = C.DEFAULT_RECALL_GRID
+    print(
+        f"  area between estimated and true PR curve: SPE {summary['demo_truth']['pr_area_error_spe']:.3f}, "
+        f"labeled items only {np.trapezoid(np.abs(naive - true_pr), grid):.3f}"
+    )
+    decision = res.choose_threshold(min_precision=0.9, min_recall=0.8, confidence=0.9)
+    print("  threshold for precision >= 0.9 and recall >= 0.8 with probability >= 0.9:")
+    print("   ", str(decision).replace("\n", "\n    "))
+    print(f"wrote {out / 'summary.json'} and figures ({', '.join(summary['figures'])}) to {out}/")
+
+
+def _add_fit_options(p):
+    p.add_argument("--families", default=None,
+                   help="'auto' (default), 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--n-draws", type=int, default=1000, help="posterior draws (default 1000)")
+    p.add_argument("--level", type=float, default=0.9, help="credible level of bands (default 0.9)")
+    p.add_argument("--score-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,
+                   help="range scores can take, e.g. 0 1 for probabilities")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="spe", description="Semisupervised performance evaluation of a classifier from few labels."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fit", help="fit scores (+ a few labels) and write summary.json and figures")
+    p.add_argument("data", help="CSV (or Parquet with spe[parquet]) file")
+    p.add_argument("--score-col", required=True, help="column with classifier scores")
+    p.add_argument("--label-col", default=None, help="column with 0/1 labels; blank or NA = unlabeled")
+    p.add_argument("--out", default="spe-out", help="output folder (default spe-out)")
+    _add_fit_options(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("threshold", help="choose a threshold that meets constraints with stated probability")
+    p.add_argument("data")
+    p.add_argument("--score-col", required=True)
+    p.add_argument("--label-col", default=None)
+    p.add_argument("--min-precision", type=float, default=None)
+    p.add_argument("--min-recall", type=float, default=None)
+    p.add_argument("--max-fpr", type=float, default=None)
+    p.add_argument("--confidence", type=float, default=0.9)
+    p.add_argument("--out", default=None, help="also write threshold.json and conditions.png here")
+    _add_fit_options(p)
+    p.set_defaults(func=cmd_threshold)
+
+    p = sub.add_parser("demo", help="run the whole pipeline on the bundled digits data")
+    p.add_argument("--out", default="spe-demo", help="output folder (default spe-demo)")
+    p.add_argument("--labels", type=int, default=10, help="how many labels to keep (default 10)")
+    _add_fit_options(p)
+    p.set_defaults(func=cmd_demo, seed=1)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except CLIError as exc:
+        print(f"spe: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        print(f"spe: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("spe: interrupted", file=sys.stderr)
+        return 130
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

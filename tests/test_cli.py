@@ -1,0 +1,87 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from spe.cli import demo_data, main
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    rng = np.random.default_rng(0)
+    y = (rng.random(400) < 0.3).astype(int)
+    s = np.where(y == 1, rng.normal(1.5, 0.7, 400), rng.normal(-1.0, 0.8, 400))
+    lines = ["id,score,label"]
+    for i, (si, yi) in enumerate(zip(s, y)):
+        label = str(yi) if i < 15 else ("NA" if i % 2 else "")  # blank and NA = unlabeled
+        lines.append(f"{i},{si:.5f},{label}")
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_fit_writes_summary_and_figures(csv_file, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label",
+                 "--out", str(out), "--n-draws", "200"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_items"] == 400 and summary["n_labeled"] == 15
+    assert len(summary["pr_curve"]["precision"]) == 101
+    for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
+        assert (out / name).stat().st_size > 1000
+    assert "families: negative" in capsys.readouterr().out
+
+
+def test_threshold_command_prints_decision(csv_file, tmp_path, capsys):
+    code = main(["threshold", str(csv_file), "--score-col", "score", "--label-col", "label",
+                 "--min-precision", "0.8", "--confidence", "0.8", "--n-draws", "200",
+                 "--out", str(tmp_path / "t")])
+    text = capsys.readouterr().out
+    assert "threshold" in text
+    decision = json.loads((tmp_path / "t" / "threshold.json").read_text())
+    assert code == (0 if decision["feasible"] else 1)
+    assert (tmp_path / "t" / "conditions.png").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fit", "{csv}", "--score-col", "nope"], "column 'nope' not found"),
+        (["fit", "{missing}", "--score-col", "score"], "file not found"),
+        (["fit", "{csv}", "--score-col", "score", "--label-col", "id"], "is not 0/1"),
+        (["fit", "{csv}", "--score-col", "score", "--families", "gauss"], "unknown family"),
+        (["fit", "{csv}", "--score-col", "score", "--level", "2"], "level"),
+    ],
+)
+def test_errors_are_one_line_with_nonzero_exit(argv, message, csv_file, tmp_path, capsys):
+    argv = [a.format(csv=csv_file, missing=tmp_path / "missing.csv") for a in argv]
+    argv += ["--out", str(tmp_path / "o")] if argv[0] == "fit" else []
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("spe: error:") and message in err[0]
+
+
+def test_bad_score_cell_is_named(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("score\n0.1\n0.2\nabc\n")
+    assert main(["fit", str(path), "--score-col", "score", "--out", str(tmp_path / "o")]) == 2
+    assert "row 4: 'abc' is not a number" in capsys.readouterr().err
+
+
+def test_demo_runs_as_a_subprocess(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "spe.cli", "demo", "--out", str(tmp_path / "demo"), "--n-draws", "300"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "area between estimated and true PR curve" in proc.stdout
+    summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
+    assert 0 <= summary["demo_truth"]["pr_area_error_spe"] < 0.2
+
+
+def test_bundled_demo_data_is_real_and_intact():
+    scores, labels = demo_data()
+    assert scores.size == 1797 and labels.sum() == 183
