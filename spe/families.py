@@ -105,6 +105,10 @@ class Family:
     def isf(self, q, params):
         return self.scipy_dist(params).isf(q)
 
+    def median(self, params):
+        """Median of the family's own variable (closed forms where they exist: it is hot)."""
+        return self.ppf(0.5, params)
+
     def initial(self, v, w) -> np.ndarray:
         raise NotImplementedError
 
@@ -131,6 +135,16 @@ class TruncNormal(Family):
         log_norm = log_diff_ndtr((0.0 - mu) / sigma, (1.0 - mu) / sigma)
         out = -0.5 * z * z - np.log(sigma) - 0.5 * _LOG_2PI - log_norm
         return np.where((v >= 0.0) & (v <= 1.0), out, -np.inf)
+
+    def median(self, params):
+        mu, sigma = params
+        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
+        # In the upper tail Phi rounds to 1: take the mirrored lower-tail form there.
+        upper = a > 0
+        lo = special.ndtr(np.where(upper, -b, a))
+        hi = special.ndtr(np.where(upper, -a, b))
+        q = special.ndtri(0.5 * (lo + hi))
+        return mu + sigma * np.where(upper, -q, q)
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
@@ -171,34 +185,49 @@ class TruncStudentT(Family):
         )
         return np.where((v >= 0.0) & (v <= 1.0), out, -np.inf)
 
-    def _cdf_parts(self, params):
-        mu, sigma, df = params
-        lo = stats.t.cdf((0.0 - mu) / sigma, df)
-        hi = stats.t.cdf((1.0 - mu) / sigma, df)
-        return lo, hi
-
-    def logcdf(self, v, params):
-        mu, sigma, df = params
-        lo, hi = self._cdf_parts(params)
-        c = (stats.t.cdf((np.clip(v, 0, 1) - mu) / sigma, df) - lo) / (hi - lo)
-        with np.errstate(divide="ignore"):
-            return np.log(np.clip(c, 0.0, 1.0))
-
-    def logsf(self, v, params):
+    def _mass_below_and_total(self, v, params):
+        """P(a < T <= t(v)) and P(a < T <= b), from whichever tail keeps precision."""
         mu, sigma, df = params
         a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
         zv = (np.clip(v, 0, 1) - mu) / sigma
-        s = (stats.t.sf(zv, df) - stats.t.sf(b, df)) / (stats.t.sf(a, df) - stats.t.sf(b, df))
-        with np.errstate(divide="ignore"):
-            return np.log(np.clip(s, 0.0, 1.0))
+        upper = a > 0  # whole interval in the upper tail: survival functions keep precision
+        sa, sb, sz = stats.t.sf(a, df), stats.t.sf(b, df), stats.t.sf(zv, df)
+        ca, cb, cz = stats.t.cdf(a, df), stats.t.cdf(b, df), stats.t.cdf(zv, df)
+        below = np.where(upper, sa - sz, cz - ca)
+        total = np.where(upper, sa - sb, cb - ca)
+        return below, total
+
+    def logcdf(self, v, params):
+        below, total = self._mass_below_and_total(v, params)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(np.clip(below / total, 0.0, 1.0))
+
+    def logsf(self, v, params):
+        below, total = self._mass_below_and_total(v, params)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(np.clip((total - below) / total, 0.0, 1.0))
 
     def ppf(self, q, params):
         mu, sigma, df = params
-        lo, hi = self._cdf_parts(params)
-        return mu + sigma * stats.t.ppf(lo + q * (hi - lo), df)
+        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
+        lo, hi = stats.t.cdf(a, df), stats.t.cdf(b, df)
+        sa, sb = stats.t.sf(a, df), stats.t.sf(b, df)
+        # In the upper tail work with survival functions, which keep their precision.
+        with np.errstate(invalid="ignore"):
+            x = np.where(a > 0, stats.t.isf(sa - q * (sa - sb), df), stats.t.ppf(lo + q * (hi - lo), df))
+        return mu + sigma * x
 
     def isf(self, q, params):
         return self.ppf(1.0 - np.asarray(q, float), params)
+
+    def median(self, params):
+        mu, sigma, df = params
+        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
+        upper = a > 0  # mirrored form in the upper tail, as for the truncated Normal
+        lo = special.stdtr(df, np.where(upper, -b, a))
+        hi = special.stdtr(df, np.where(upper, -a, b))
+        q = special.stdtrit(df, 0.5 * (lo + hi))
+        return mu + sigma * np.where(upper, -q, q)
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
@@ -253,6 +282,10 @@ class GammaFamily(Family):
             )
         return np.where(v > 0, out, -np.inf)
 
+    def median(self, params):
+        k, theta = params
+        return theta * special.gammaincinv(k, 0.5)
+
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
         mean = max(mean, 1e-3)
@@ -280,6 +313,10 @@ class LogNormalFamily(Family):
             out = -0.5 * z * z - np.log(sigma) - 0.5 * _LOG_2PI - logv
         return np.where(v > 0, out, -np.inf)
 
+    def median(self, params):
+        mu, _ = params
+        return np.exp(mu)
+
     def initial(self, v, w):
         logv = np.log(np.maximum(v, 1e-6))
         mean, var = _weighted_moments(logv, w)
@@ -303,6 +340,10 @@ class GumbelRight(Family):
         z = (v - loc) / scale
         return -z - np.exp(-z) - np.log(scale)
 
+    def median(self, params):
+        loc, scale = params
+        return loc - scale * np.log(np.log(2.0))
+
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
         scale = np.sqrt(6.0 * var) / np.pi
@@ -325,6 +366,10 @@ class GumbelLeft(Family):
         loc, scale = params
         z = (v - loc) / scale
         return z - np.exp(z) - np.log(scale)
+
+    def median(self, params):
+        loc, scale = params
+        return loc + scale * np.log(np.log(2.0))
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
@@ -352,6 +397,10 @@ class Gompertz(Family):
             out = np.log(c) + y - c * np.expm1(y) - np.log(scale)
         return np.where(v >= 0, out, -np.inf)
 
+    def median(self, params):
+        c, scale = params
+        return scale * np.log1p(np.log(2.0) / c)
+
     def initial(self, v, w):
         # With c = 1 the mean is scale * e * E1(1) ~= 0.596 * scale.
         mean, _ = _weighted_moments(v, w)
@@ -378,6 +427,10 @@ class Frechet(Family):
             out = np.log(c) - (1.0 + c) * logy - np.exp(-c * logy) - np.log(scale)
         return np.where(v > 0, out, -np.inf)
 
+    def median(self, params):
+        c, scale = params
+        return scale * np.log(2.0) ** (-1.0 / c)
+
     def initial(self, v, w):
         # With c = 3 the median is scale * ln(2)**(-1/3) ~= 1.13 * scale.
         return np.array([3.0, max(_weighted_median(v, w), 1e-3) / 1.13])
@@ -401,6 +454,10 @@ class BetaFamily(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             out = special.xlogy(a - 1.0, v) + special.xlog1py(b - 1.0, -v) - special.betaln(a, b)
         return np.where((v > 0) & (v < 1), out, -np.inf)
+
+    def median(self, params):
+        a, b = params
+        return special.betaincinv(a, b, 0.5)
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
@@ -476,7 +533,8 @@ class Component:
         return self.family.isf(q, params)
 
     def median(self, params):
-        return self.isf(0.5, params)
+        m = self.family.median(params)
+        return 1.0 - m if self.reflected else m
 
     def initial(self, z, w):
         return self.family.initial(self._v(np.asarray(z, float)), w)

@@ -207,19 +207,27 @@ def _quiet_emcee():
         logger.setLevel(level)
 
 
+def _autocorr_time(sampler) -> float:
+    """Largest finite integrated autocorrelation time; the chain length if none is finite."""
+    with np.errstate(all="ignore"):
+        taus = np.asarray(sampler.get_autocorr_time(quiet=True), dtype=float)
+    finite = taus[np.isfinite(taus)]
+    return float(finite.max()) if finite.size else float(sampler.iteration)
+
+
 def _run_sampler(sampler, model, start, n_draws, burn, thin, n_walkers, d, progress):
     state = sampler.run_mcmc(start, burn, progress=progress)
     sampler.reset()
     # A first pass sized for thin = 10, then more steps if the chain is stickier than that.
     steps = int(np.ceil(n_draws * 10 / n_walkers))
     sampler.run_mcmc(state, steps, progress=progress)
-    tau = float(np.nanmax(sampler.get_autocorr_time(quiet=True)))
+    tau = _autocorr_time(sampler)
     if thin is None:
         thin = max(1, int(np.ceil(tau / 2)))
     need = int(np.ceil(n_draws * thin / n_walkers))
     if need > steps:
         sampler.run_mcmc(None, need - steps, progress=progress)
-        tau = float(np.nanmax(sampler.get_autocorr_time(quiet=True)))
+        tau = _autocorr_time(sampler)
     chain = sampler.get_chain(thin=thin)
     flat = chain.reshape(-1, d)
     u = flat[-n_draws:]

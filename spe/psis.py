@@ -26,6 +26,9 @@ def _arviz_psislw(log_ratios):
     return arviz.psislw(log_ratios)
 
 
+# PSIS fits the largest ~min(20%, 3 sqrt(S)) weights and needs at least 5 of them.
+MIN_TAIL_DRAWS = 25
+
 BACKENDS = {"arviz_stats": _arviz_stats_psislw, "arviz": _arviz_psislw}
 
 
@@ -54,12 +57,15 @@ def psis(log_ratios, backend=None) -> tuple[np.ndarray, float]:
     if finite.sum() < 2:
         raise ValueError("importance sampling produced fewer than two draws with finite weight")
     shifted = lr[finite] - lr[finite].max()
+    out = np.full(lr.shape, -np.inf)
+    if finite.sum() < MIN_TAIL_DRAWS:
+        # Too few usable draws to fit a Pareto tail: the weights cannot be trusted.
+        out[finite] = shifted - np.logaddexp.reduce(shifted)
+        return out, float("inf")
     fn = BACKENDS[backend or available_backend()]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small-sample and k-hat warnings: we report k-hat
         lw, khat = fn(shifted)
     lw = np.asarray(lw, dtype=float)
-    lw = lw - np.logaddexp.reduce(lw)
-    out = np.full(lr.shape, -np.inf)
-    out[finite] = lw
+    out[finite] = lw - np.logaddexp.reduce(lw)
     return out, float(np.asarray(khat))

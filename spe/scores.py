@@ -17,6 +17,7 @@ range) represented by their mean; the results object reports this.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,9 +61,21 @@ def as_score_array(scores, name="scores") -> np.ndarray:
     return arr
 
 
+MIN_DISTINCT_SCORES = 3
+FEW_ITEMS = 10
+
+
 def as_scores(scores) -> np.ndarray:
-    """Validate scores for fitting: finite reals, 1-D, not all equal."""
+    """Validate scores for fitting: finite reals, 1-D, at least 3 distinct values."""
     arr = as_score_array(scores)
+    if arr.size < 2:
+        raise ValueError(f"at least two scores are needed to fit the score mixture, got {arr.size}")
+    n_distinct = np.unique(arr).size
+    if 1 < n_distinct < MIN_DISTINCT_SCORES:
+        raise ValueError(
+            f"scores take only {n_distinct} distinct values; SPE models continuous scores and "
+            f"needs at least {MIN_DISTINCT_SCORES} (a binary prediction has no curve to estimate)"
+        )
     if np.ptp(arr) == 0:
         raise ValueError(
             f"all {arr.size} scores are equal ({arr[0]!r}): a constant score carries "
@@ -204,6 +217,18 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
     y = as_labels(labels, s.size)
     if not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
         raise ValueError(f"max_groups must be an integer >= 2, got {max_groups!r}")
+    labeled = ~np.isnan(y)
+    if labeled.all() and np.unique(y).size == 1:
+        cls = "positive" if y[0] == 1 else "negative"
+        raise ValueError(
+            f"every item is labeled and all are {cls}: precision, recall and the curves are undefined"
+        )
+    if s.size < FEW_ITEMS:
+        warnings.warn(
+            f"only {s.size} items: the score mixture is barely constrained and results lean on the priors",
+            UserWarning,
+            stacklevel=3,
+        )
     frame = ScoreFrame.from_scores(s, score_range)
     unique_s, item_to_unique, counts = np.unique(s, return_inverse=True, return_counts=True)
     unique_z = frame.to_unit(unique_s)
@@ -217,7 +242,6 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
     total = np.bincount(unique_to_group, weights=counts, minlength=n_groups)
     z = np.bincount(unique_to_group, weights=counts * unique_z, minlength=n_groups) / total
     first_of_group = np.searchsorted(unique_to_group, np.arange(n_groups))
-    labeled = ~np.isnan(y)
     n_pos = np.bincount(group[labeled], weights=y[labeled], minlength=n_groups)
     n_lab = np.bincount(group[labeled], minlength=n_groups)
     return ScoreData(

@@ -134,3 +134,14 @@ def test_initial_guess_is_finite_and_inside_bounds(name):
     lo, hi = np.array(fam.bounds).T
     assert np.all((u > lo) & (u < hi))
     assert np.all(np.isfinite(fam.logpdf(v, tuple(init))))
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_median_is_the_half_survival_point_and_matches_ppf(name):
+    fam = FAMILIES[name]
+    for params in itertools.product(*GRIDS[name]):
+        p = tuple(np.float64(v) for v in params)
+        m = fam.median(p)
+        assert np.isfinite(m), (name, params)
+        assert np.exp(fam.logsf(m, p)) == pytest.approx(0.5, rel=1e-6), (name, params)
+        assert m == pytest.approx(float(fam.ppf(0.5, p)), rel=1e-6, abs=1e-9), (name, params)
