@@ -252,6 +252,61 @@ def cmd_demo(args):
     print(f"wrote {out / 'summary.json'} and figures ({', '.join(summary['figures'])}) to {out}/")
 
 
+def cmd_label(args, ask=input):
+    """Interactive labeling: pick the next item actively, save after every answer."""
+    from .assessment import Assessor, StateError, bin_groups, encode_groups
+
+    path = Path(args.data)
+    table = _read_table(path)
+    scores = _parse_scores(_column(table, args.score_col, path), args.score_col)
+    ids = np.array(_column(table, args.id_col, path)) if args.id_col else np.arange(scores.size)
+    if args.pred_col:
+        predicted = np.array(_column(table, args.pred_col, path))
+    elif args.threshold is not None:
+        predicted = (scores >= args.threshold).astype(int).astype(str)
+    else:
+        raise CLIError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
+    if args.group_col:
+        groups, names = encode_groups(np.array(_column(table, args.group_col, path)))
+    else:
+        groups, edges = bin_groups(scores, args.bins, "mass")
+        names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    state = Path(args.state)
+    try:
+        if state.exists():
+            assessor = Assessor.load(state, groups, predicted, ids)
+            print(f"resuming {state}: {len(assessor.labels)} answers so far")
+        else:
+            assessor = Assessor(groups, predicted, strategy=args.strategy, item_ids=ids, seed=args.seed)
+    except StateError as exc:
+        raise CLIError(str(exc)) from None
+    asked = 0
+    while args.max is None or asked < args.max:
+        nxt = assessor.next_items(1)
+        if nxt.size == 0:
+            print("every item is labeled")
+            break
+        i = int(nxt[0])
+        prompt = (f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
+                  f"{predicted[i]}): true label? [value, q = quit] ")
+        try:
+            answer = ask(prompt).strip()
+        except EOFError:
+            answer = "q"
+        if answer.lower() in ("q", "quit", "exit"):
+            break
+        if not answer:
+            continue
+        assessor.update(i, answer)
+        assessor.save(state)
+        asked += 1
+    acc = assessor.accuracy()
+    print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
+    for g, name in enumerate(names):
+        print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
+    print(f"  overall (size-weighted): {acc['overall']:.3f}")
+
+
 def _add_fit_options(p):
     p.add_argument("--families", default=None,
                    help="'auto' (default), 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
@@ -287,6 +342,20 @@ def build_parser():
     p.add_argument("--out", default=None, help="also write threshold.json and conditions.png here")
     _add_fit_options(p)
     p.set_defaults(func=cmd_threshold)
+
+    p = sub.add_parser("label", help="label items one by one, chosen actively; resumable")
+    p.add_argument("data", help="CSV of items to label")
+    p.add_argument("--state", required=True, help="JSON state file (created, or resumed if it exists)")
+    p.add_argument("--score-col", required=True)
+    p.add_argument("--id-col", default=None)
+    p.add_argument("--pred-col", default=None, help="column with the model's predicted label")
+    p.add_argument("--threshold", type=float, default=None, help="predict 1 when score >= threshold")
+    p.add_argument("--group-col", default=None, help="column with group ids (default: score bins)")
+    p.add_argument("--bins", type=int, default=5, help="equal-mass score bins when no --group-col")
+    p.add_argument("--strategy", default="ts-estimate", help="ts-estimate (default), ts-worst, random, ...")
+    p.add_argument("--max", type=int, default=None, help="stop after this many answers")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_label)
 
     p = sub.add_parser("demo", help="run the whole pipeline on the bundled digits data")
     p.add_argument("--out", default="spe-demo", help="output folder (default spe-demo)")

@@ -85,3 +85,33 @@ def test_demo_runs_as_a_subprocess(tmp_path):
 def test_bundled_demo_data_is_real_and_intact():
     scores, labels = demo_data()
     assert scores.size == 1797 and labels.sum() == 183
+
+
+def test_label_session_survives_a_kill_between_answers(tmp_path):
+    """Answers are saved one by one; killing the process loses none of them."""
+    import os
+    import signal
+    import time
+
+    items = tmp_path / "items.csv"
+    items.write_text("id,score\n" + "".join(f"i{i},{i / 50:.3f}\n" for i in range(50)))
+    state = tmp_path / "state.json"
+    cmd = [sys.executable, "-m", "spe.cli", "label", str(items), "--state", str(state), "--score-col", "score",
+           "--id-col", "id", "--threshold", "0.5", "--bins", "4"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for answer in ("1", "0", "1"):
+        proc.stdin.write(answer + "\n")
+        proc.stdin.flush()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if state.exists() and len(json.loads(state.read_text())["labels"]) == 3:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    saved = json.loads(state.read_text())["labels"]
+    assert len(saved) == 3
+    out = subprocess.run(cmd, input="0\nq\n", capture_output=True, text=True, timeout=120)
+    assert "resuming" in out.stdout and "4 answers saved" in out.stdout
+    final = {i: lab for i, lab in json.loads(state.read_text())["labels"]}
+    assert all(final[i] == lab for i, lab in saved)
