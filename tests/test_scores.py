@@ -36,7 +36,7 @@ def test_user_score_range_is_used_and_checked():
     assert d.frame.source == "user"
     assert 0 < d.z[0] < d.z[-1] < 1  # bounds are nudged so open supports stay finite
     with pytest.raises(ValueError, match="outside the given score_range"):
-        prepare([0.0, 2.0], None, score_range=(0, 1))
+        prepare([0.0, 0.5, 2.0], None, score_range=(0, 1))
     with pytest.raises(ValueError, match="lower < upper"):
         ScoreFrame.from_scores(np.array([0.0, 1.0]), (1, 0))
 
