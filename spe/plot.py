@@ -65,31 +65,30 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
     return ax
 
 
-def _naive_curve(res, fn, grid):
+def _draw_curve(ax, res, curve, *, exact_fn, true_labels, naive, level):
+    """Band, posterior mean, and optionally the true and labeled-items-only curves."""
+    ax.fill_between(curve.x, curve.lower, curve.upper, color=BAND_COLOR, alpha=0.3, lw=0,
+                    label=f"SPE {100 * level:g}% band")
+    ax.plot(curve.x, curve.y, color=SPE_COLOR, lw=2, label=f"SPE ({res.data.n_labeled} labels)")
+    if true_labels is not None:
+        ax.plot(curve.x, exact_fn(res.data.scores, true_labels, curve.x), color="black", lw=1.5,
+                label="true (all labels)")
     lab = res.data.is_labeled
-    if lab.sum() == 0:
-        return None
-    return fn(res.data.scores[lab], res.data.labels[lab], grid)
+    if naive and lab.any():
+        ax.plot(curve.x, exact_fn(res.data.scores[lab], res.data.labels[lab], curve.x), color="tab:green",
+                lw=1.2, ls="--", label="labeled items only")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
 
 
 def plot_pr(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=True, recall=None):
     """PR curve with credible band; optional true curve and naive labels-only curve."""
     ax = _axes(ax)
     curve = res.pr_curve(recall=recall, level=level, kind=kind)
-    ax.fill_between(curve.recall, curve.lower, curve.upper, color=BAND_COLOR, alpha=0.3, lw=0,
-                    label=f"SPE {100 * level:g}% band")
-    ax.plot(curve.recall, curve.precision, color=SPE_COLOR, lw=2, label=f"SPE ({res.data.n_labeled} labels)")
-    if true_labels is not None:
-        truth = C.exact_precision_at_recall(res.data.scores, true_labels, curve.recall)
-        ax.plot(curve.recall, truth, color="black", lw=1.5, label="true (all labels)")
-    if naive:
-        nv = _naive_curve(res, C.exact_precision_at_recall, curve.recall)
-        if nv is not None:
-            ax.plot(curve.recall, nv, color="tab:green", lw=1.2, ls="--", label="labeled items only")
+    _draw_curve(ax, res, curve, exact_fn=C.exact_precision_at_recall, true_labels=true_labels,
+                naive=naive, level=level)
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
     ax.set_title(f"Precision-recall ({kind})")
     ax.legend(fontsize=8, loc="lower left")
     return ax
@@ -99,21 +98,11 @@ def plot_roc(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=
     """ROC curve with credible band; optional true and naive labels-only curves."""
     ax = _axes(ax)
     curve = res.roc_curve(fpr=fpr, level=level, kind=kind)
-    ax.fill_between(curve.fpr, curve.lower, curve.upper, color=BAND_COLOR, alpha=0.3, lw=0,
-                    label=f"SPE {100 * level:g}% band")
-    ax.plot(curve.fpr, curve.tpr, color=SPE_COLOR, lw=2, label="SPE")
-    if true_labels is not None:
-        ax.plot(curve.fpr, C.exact_tpr_at_fpr(res.data.scores, true_labels, curve.fpr), color="black",
-                lw=1.5, label="true (all labels)")
-    if naive:
-        nv = _naive_curve(res, C.exact_tpr_at_fpr, curve.fpr)
-        if nv is not None:
-            ax.plot(curve.fpr, nv, color="tab:green", lw=1.2, ls="--", label="labeled items only")
+    _draw_curve(ax, res, curve, exact_fn=C.exact_tpr_at_fpr, true_labels=true_labels, naive=naive,
+                level=level)
     ax.plot([0, 1], [0, 1], color="0.7", lw=0.8, ls=":")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
     ax.set_title(f"ROC ({kind})")
     ax.legend(fontsize=8, loc="lower right")
     return ax

@@ -253,21 +253,17 @@ def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="a
     if inference == "emcee":
         return run_emcee(fit, data, n_draws, rng, progress=progress)
     post = importance_sample(fit, data, n_draws, rng, proposal)
-    if inference == "auto" and not post.khat <= KHAT_THRESHOLD:
-        warnings.warn(
-            f"importance weights are unreliable (Pareto k-hat = {post.khat:.2f} > "
-            f"{KHAT_THRESHOLD}); falling back to MCMC with emcee",
-            SamplingWarning,
-            stacklevel=3,
-        )
-        fallback = run_emcee(fit, data, n_draws, rng, progress=progress)
-        fallback.importance_khat = post.khat
-        return fallback
-    if inference == "is" and not post.khat <= KHAT_THRESHOLD:
-        warnings.warn(
-            f"importance weights are unreliable (Pareto k-hat = {post.khat:.2f} > "
-            f"{KHAT_THRESHOLD}); use inference='auto' or 'emcee'",
-            SamplingWarning,
-            stacklevel=3,
-        )
-    return post
+    if post.khat <= KHAT_THRESHOLD:
+        return post
+    fall_back = inference == "auto"
+    warnings.warn(
+        f"importance weights are unreliable (Pareto k-hat = {post.khat:.2f} > {KHAT_THRESHOLD}); "
+        + ("falling back to MCMC with emcee" if fall_back else "use inference='auto' or 'emcee'"),
+        SamplingWarning,
+        stacklevel=3,
+    )
+    if not fall_back:
+        return post
+    fallback = run_emcee(fit, data, n_draws, rng, progress=progress)
+    fallback.importance_khat = post.khat
+    return fallback
