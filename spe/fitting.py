@@ -24,6 +24,7 @@ from .scores import ScoreData
 DEFAULT_CANDIDATES = ("truncnorm", "gamma")
 ALL_CANDIDATES = (
     "truncnorm",
+    "skewnorm",
     "gamma",
     "lognormal",
     "trunct",

@@ -81,7 +81,7 @@ def test_candidate_pairs_forms():
         ("gamma", "truncnorm"), ("gamma", "gamma-reflected"),
     ]
     assert candidate_pairs(("gamma", "truncnorm")) == [("gamma", "truncnorm")]
-    assert len(candidate_pairs("all")) == 81
+    assert len(candidate_pairs("all")) == 100
     assert candidate_pairs([("beta", "beta")]) == [("beta", "beta")]
     with pytest.raises(ValueError, match="unknown family"):
         candidate_pairs(("gamma", "nope"))
