@@ -225,3 +225,38 @@ def test_concurrent_writers_lose_no_answer(tmp_path):
         p.join(30)
     state = json.loads(path.read_text())
     assert sorted(i for i, _ in state["labels"]) == list(range(30))
+
+
+def test_costliest_strategy_targets_the_class_with_most_expensive_confusions():
+    rng = np.random.default_rng(0)
+    predicted = np.repeat(np.array(["a", "b", "c"]), 200)
+    truth = predicted.copy()
+    wrong_b = rng.random(200) < 0.4  # class "b" predictions are often really "a"
+    truth[200:400][wrong_b] = "a"
+    cost = 1 - np.eye(3)
+    groups, _ = class_groups(predicted)
+    a = Assessor(groups, predicted, strategy="ts-costliest", cost=cost, seed=0)
+    for _ in range(60):
+        i = a.next_items(1)[0]
+        a.update(i, truth[i])
+    share = np.bincount(groups[list(a.labels)], minlength=3) / 60
+    assert share[1] > 0.5
+    post = a.confusion_posterior()
+    assert post.mean()[0, 1] > 0.2  # P(true a | predicted b) is learned
+
+
+def test_least_calibrated_strategy_targets_the_miscalibrated_group(tmp_path):
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(3), 200)
+    confidence = rng.uniform(0.6, 1.0, 600)
+    acc = np.where(groups == 2, confidence - 0.4, confidence)  # group 2 is overconfident
+    correct = (rng.random(600) < acc).astype(int)
+    a = Assessor(groups, None, strategy="ts-least-calibrated", confidence=confidence, n_bins=4, seed=0)
+    for _ in range(80):
+        i = a.next_items(1)[0]
+        a.update(i, int(correct[i]))
+    share = np.bincount(groups[list(a.labels)], minlength=3) / 80
+    assert share[2] > 0.5
+    a.save(tmp_path / "s.json")  # options survive a round trip
+    b = Assessor.load(tmp_path / "s.json", groups)
+    np.testing.assert_array_equal(b.next_items(2), a.next_items(2))

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import strategies
-from .metrics import BetaGroups
+from .metrics import BetaGroups, DirichletColumns
 from .priors import uninformative_prior
 
 STATE_VERSION = 1
@@ -90,6 +90,10 @@ class Assessor:
     strategy : one of :data:`spe.assessment.strategies.STRATEGIES`.
     item_ids : optional ids (default 0..N-1), used in the state file's checksum.
     seed : int or None.
+    strategy_options : passed to the strategy, e.g. ``compare=(g1, g2)`` for ``"ts-compare"``;
+        ``cost`` (K x K, true x predicted) for ``"ts-costliest"`` (groups must be the predicted
+        classes in sorted order, answers class labels); ``confidence`` (per item) and
+        ``n_bins`` for ``"ts-least-calibrated"``.
     """
 
     def __init__(self, groups, predicted=None, prior=None, strategy="ts-estimate", item_ids=None,
@@ -161,8 +165,11 @@ class Assessor:
         if not free.any():
             return np.array([], dtype=np.int64)
         remaining = np.bincount(self.groups[free], minlength=self.n_groups).astype(float)
-        groups = strategies.choose(self.strategy, self.posterior, remaining > 0, self._weights(remaining),
-                                   self.rng, k, **self.strategy_options)
+        if self.strategy in strategies.RICH_STRATEGIES:
+            groups = self._rich_choice(remaining > 0, k)
+        else:
+            groups = strategies.choose(self.strategy, self.posterior, remaining > 0,
+                                       self._weights(remaining), self.rng, k, **self.strategy_options)
         picked = []
         for g in groups:
             cand = np.flatnonzero(free & (self.groups == g))
@@ -171,6 +178,50 @@ class Assessor:
                 picked.append(i)
                 free[i] = False
         return np.array(picked, dtype=np.int64)
+
+    def _rich_choice(self, available, k):
+        opts = self.strategy_options
+        if self.strategy == "ts-costliest":
+            if "cost" not in opts or self.predicted is None:
+                raise ValueError("'ts-costliest' needs predicted classes and cost=(K x K matrix)")
+            return strategies.costliest(self.confusion_posterior(), opts["cost"], available, self.rng, k)
+        if "confidence" not in opts:
+            raise ValueError("'ts-least-calibrated' needs confidence=(per-item model confidence)")
+        cells, cell_group, weight, conf = self.calibration_cells()
+        return strategies.least_calibrated(cells, cell_group, weight, conf, available, self.rng, k)
+
+    def confusion_posterior(self, pseudo_count=None) -> "DirichletColumns":
+        """Dirichlet posterior of the confusion-matrix columns (groups = predicted classes)."""
+        classes = sorted({str(c) for c in self.predicted})
+        if len(classes) != self.n_groups:
+            raise ValueError("confusion-matrix assessment needs one group per predicted class")
+        index = {c: i for i, c in enumerate(classes)}
+        kk = len(classes)
+        alpha = np.full((kk, kk), (pseudo_count or 1.0) / kk)
+        for i, label in self.labels.items():
+            if str(label) in index:
+                alpha[index[str(label)], self.groups[i]] += 1.0
+        return DirichletColumns(alpha)
+
+    def calibration_cells(self):
+        """Beta posteriors of accuracy per (group, confidence bin) cell, with weights and confidence."""
+        conf = np.asarray(self.strategy_options["confidence"], dtype=float)
+        n_bins = int(self.strategy_options.get("n_bins", 5))
+        bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
+        cell = self.groups * n_bins + bins
+        used, cell_of_item = np.unique(cell, return_inverse=True)
+        ok = np.zeros(used.size)
+        bad = np.zeros(used.size)
+        for i, label in self.labels.items():
+            (ok if self.is_correct(i, label) else bad)[cell_of_item[i]] += 1
+        mean_conf = np.bincount(cell_of_item, weights=conf) / np.bincount(cell_of_item)
+        size = np.bincount(cell_of_item).astype(float)
+        cell_group = used // n_bins
+        weight = size / self.sizes[cell_group]
+        # Ji et al.: score-informed Beta(N0 s, N0 (1 - s)) prior per cell, N0 = 2.
+        prior_a = 2.0 * np.clip(mean_conf, 1e-3, 1 - 1e-3)
+        cells = BetaGroups(prior_a + ok, (2.0 - prior_a) + bad)
+        return cells, cell_group, weight, mean_conf
 
     def _weights(self, remaining):
         if self.strategy == "random":
@@ -192,7 +243,8 @@ class Assessor:
             "checksum": self.checksum,
             "n_items": int(self.groups.size),
             "strategy": self.strategy,
-            "strategy_options": self.strategy_options,
+            "strategy_options": {k: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple, list)) else v)
+                                 for k, v in self.strategy_options.items()},
             "prior": {"alpha": self.prior.alpha.tolist(), "beta": self.prior.beta.tolist()},
             "labels": [[int(i), lab if isinstance(lab, (int, float, str)) else str(lab)]
                        for i, lab in sorted(self.labels.items())],

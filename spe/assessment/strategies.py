@@ -12,7 +12,9 @@ import numpy as np
 from .metrics import BetaGroups, beta_variance, rope_probabilities
 
 STRATEGIES = ("random", "ts-estimate", "ts-worst", "ttts-worst", "ts-compare", "greedy-estimate",
-              "epsilon-greedy-estimate")
+              "epsilon-greedy-estimate", "ts-costliest", "ts-least-calibrated")
+#: Strategies whose reward needs more than the per-group accuracy posterior.
+RICH_STRATEGIES = ("ts-costliest", "ts-least-calibrated")
 
 
 def _pick_max(scores, available, rng):
@@ -97,3 +99,22 @@ def _compare(post, available, rng, pair, epsilon, n_mc=2000):
     if best is None:
         raise ValueError("both compared groups are fully labeled")
     return best
+
+
+def _top_k(values, available, k):
+    order = np.argsort(np.where(available, -values, np.inf))
+    return [int(g) for g in order[: min(k, int(available.sum()))]]
+
+
+def costliest(confusion, cost, available, rng, k=1):
+    """Multiple-play TS for the most costly predicted classes: reward sum_j c_jk theta_jk."""
+    theta = confusion.sample(rng, 1)[0]
+    return _top_k(np.einsum("jk,jk->k", np.asarray(cost, float), theta), available, k)
+
+
+def least_calibrated(cells, cell_group, cell_weight, cell_confidence, available, rng, k=1):
+    """Multiple-play TS for the least calibrated groups: reward sum_b p_gb |theta_gb - s_gb|."""
+    theta = cells.sample(rng)
+    gap = np.bincount(cell_group, weights=cell_weight * np.abs(theta - cell_confidence),
+                      minlength=available.size)
+    return _top_k(gap, available, k)
