@@ -203,6 +203,98 @@ def label_efficiency(quick, log, ssme_runs):
     return rows, scalar_rows
 
 
+# ---- threshold choice against learn-then-test and CV tuning ------------------------------
+def _score_classifier():
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class ScoreClassifier(ClassifierMixin, BaseEstimator):
+        """A 'pretrained' classifier whose decision function is the given score column."""
+
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def decision_function(self, X):
+            return np.asarray(X)[:, 0]
+
+    return ScoreClassifier
+
+
+def thresholds(quick, log):
+    """Equal label budgets: precision >= 0.9 at confidence 0.9 (spe vs MAPIE LTT), and max F1
+    (spe vs scikit-learn TunedThresholdClassifierCV), scored on the true labels."""
+    from digits_scores import digit_scores
+    from mapie.risk_control import BinaryClassificationController
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV
+
+    target, conf = 0.9, 0.9
+    budgets = [20, 100] if quick else [10, 20, 50, 100]
+    repeats = 3 if quick else 20
+    setups = [("svm", 3)] if quick else [("svm", 3), ("logres", 8), ("svm", 8)]
+    score_clf = _score_classifier()
+    rows = []
+    for clf, digit in setups:
+        s, y = digit_scores(clf, digit)
+        y = y.astype(float)
+        order = np.sort(s)
+
+        def proba(X):
+            p = np.searchsorted(order, np.asarray(X)[:, 0], side="right") / order.size
+            return np.c_[1 - p, p]
+
+        def truth_at(t):
+            sel = s >= t
+            prec = y[sel].mean() if sel.any() else 0.0
+            rec = y[sel].sum() / y.sum()
+            return prec, rec, (2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0)
+
+        best_f1 = max(truth_at(t)[2] for t in np.unique(s))
+        for n in budgets:
+            acc = {k: [] for k in ("spe_ok", "spe_met", "spe_rec", "ltt_ok", "ltt_met", "ltt_rec", "spe_f1",
+                                   "tuned_f1")}
+            for rep in range(repeats):
+                rng = np.random.default_rng(5000 + 100 * n + rep)
+                labels, idx = draw_labels(y, n, rng)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = spe.fit(s, labels, seed=rep)
+                    dec = res.choose_threshold(min_precision=target, confidence=conf)
+                    acc["spe_f1"].append(truth_at(res.best_fbeta_threshold(1.0).threshold)[2])
+                    ctl = BinaryClassificationController(proba, "precision", target, confidence_level=conf,
+                                                         list_predict_params=np.linspace(0, 1, 201))
+                    ctl.calibrate(s[idx, None], y[idx])
+                    if len(np.unique(y[idx])) == 2 and min(np.bincount(y[idx].astype(int))) >= 2:
+                        tuned = TunedThresholdClassifierCV(
+                            FrozenEstimator(score_clf().fit(s[:, None], y)), scoring="f1",
+                            cv=StratifiedKFold(2, shuffle=True, random_state=rep),
+                        ).fit(s[idx, None], y[idx])
+                        acc["tuned_f1"].append(truth_at(tuned.best_threshold_)[2])
+                    else:  # CV tuning needs both classes in each fold
+                        acc["tuned_f1"].append(0.0)
+                for name, ok, t in (("spe", dec.feasible, dec.threshold),
+                                    ("ltt", ctl.best_predict_param is not None, None)):
+                    acc[f"{name}_ok"].append(ok)
+                    if not ok:
+                        acc[f"{name}_rec"].append(0.0)
+                        continue
+                    if name == "ltt":
+                        t = order[min(int(np.ceil(float(ctl.best_predict_param) * order.size)), order.size - 1)]
+                    prec, rec, _ = truth_at(t)
+                    acc[f"{name}_met"].append(prec >= target)
+                    acc[f"{name}_rec"].append(rec)
+            mean = lambda v: float(np.mean(v)) if len(v) else float("nan")  # noqa: E731
+            rows.append({"data": f"digits {clf}{digit}", "labels": n, "runs": repeats,
+                         "spe_feasible": mean(acc["spe_ok"]), "spe_met": mean(acc["spe_met"]),
+                         "spe_recall": mean(acc["spe_rec"]), "ltt_feasible": mean(acc["ltt_ok"]),
+                         "ltt_met": mean(acc["ltt_met"]), "ltt_recall": mean(acc["ltt_rec"]),
+                         "best_f1": best_f1, "spe_f1": mean(acc["spe_f1"]), "tuned_f1": mean(acc["tuned_f1"])})
+            r = rows[-1]
+            log(f"  thresholds {r['data']} n={n}: spe met {r['spe_met']:.2f} rec {r['spe_recall']:.2f} | "
+                f"ltt feasible {r['ltt_feasible']:.2f} rec {r['ltt_recall']:.2f} | F1 {r['spe_f1']:.3f} vs {r['tuned_f1']:.3f}")
+    return rows
+
+
 # ---- speed and scale -------------------------------------------------------------------
 _SPEED_CHILD = """
 import json, resource, sys, time, numpy as np, spe
@@ -335,6 +427,19 @@ def report(results, quick):
                                     "ppi_na"],
                {k: "{:.3f}" for k in ("spe_ap_err", "spe_ap_cov", "naive_ap_err", "ssme_ap_err", "ssme_ap_cov",
                                       "spe_p_cov", "spe_p_w", "ppi_p_cov", "ppi_p_w")}),
+        "## Threshold choice at equal label budgets (true labels decide)",
+        "",
+        "Task A: precision >= 0.9 with confidence 0.9, as much recall as possible: spe `choose_threshold` vs "
+        "MAPIE `BinaryClassificationController` (Learn-then-Test, precision, 201-point threshold grid on the "
+        "score ranks). `feasible` = fraction of runs returning a threshold; `met` = fraction of those whose true "
+        "precision >= 0.9; `recall` = mean true recall (0 when infeasible). Task B: maximise F1: spe "
+        "`best_fbeta_threshold` vs scikit-learn `TunedThresholdClassifierCV(scoring='f1')` on the frozen scores "
+        "(2-fold CV on the labeled items; F1 0 when a fold lacks a class); `best_f1` = oracle.",
+        "",
+        _table(results["thresholds"], ["data", "labels", "runs", "spe_feasible", "spe_met", "spe_recall",
+                                       "ltt_feasible", "ltt_met", "ltt_recall", "best_f1", "spe_f1", "tuned_f1"],
+               {k: "{:.2f}" for k in ("spe_feasible", "spe_met", "spe_recall", "ltt_feasible", "ltt_met",
+                                      "ltt_recall")} | {k: "{:.3f}" for k in ("best_f1", "spe_f1", "tuned_f1")}),
         "## Speed and memory: fit + 1000 draws + PR curve (fresh process per row, imports warmed)",
         "",
         "Targets: N = 2,000 <= 1 s; N = 10^6 <= 15 s and <= 2 GiB peak. Peak = process max RSS "
@@ -372,7 +477,7 @@ def _has(pkg):
 
 
 RESULTS_DIR = HERE / "results"
-SECTIONS = ("efficiency", "speed", "map", "samplers")
+SECTIONS = ("efficiency", "thresholds", "speed", "map", "samplers")
 
 
 def main(argv=None):
@@ -389,6 +494,7 @@ def main(argv=None):
         print(msg, file=sys.stderr, flush=True)
 
     runners = {"efficiency": lambda: label_efficiency(args.quick, log, ssme_runs),
+               "thresholds": lambda: thresholds(args.quick, log),
                "speed": lambda: speed(args.quick, log), "map": lambda: map_times(args.quick, log),
                "samplers": lambda: sampler_comparison(args.quick, log)}
     results = {}
