@@ -88,7 +88,8 @@ def _orientation_penalty(model, u):
     _, p0, p1 = model.split(model.to_natural(u))
     with np.errstate(all="ignore"):
         gap = np.ravel(model.pos.median(p1) - model.neg.median(p0))
-    return _PENALTY_WEIGHT * np.maximum(0.0, _ORIENTATION_MARGIN - np.nan_to_num(gap, nan=-1.0)) ** 2
+    shortfall = np.clip(_ORIENTATION_MARGIN - np.nan_to_num(gap, nan=-1.0), 0.0, 1e6)
+    return _PENALTY_WEIGHT * shortfall**2
 
 
 def _objective(model, data, scale, penalise_orientation=False):

@@ -217,9 +217,9 @@ class MixtureModel:
         """P(y = 1 | z, theta) as a (B, len(z)) array (method.md 2.4)."""
         pi, _, _ = self.split(theta)
         lf0, lf1 = self.component_logpdfs(theta, np.asarray(z, float))
-        a = np.log(pi) + lf1
-        b = np.log1p(-pi) + lf0
-        with np.errstate(invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # pi at 0 or 1: log(0) = -inf is meant
+            a = np.log(pi) + lf1
+            b = np.log1p(-pi) + lf0
             p = special.expit(a - b)
         # Both densities zero (outside every support): fall back to the prior odds.
         return np.where(np.isnan(p), np.broadcast_to(pi, p.shape), p)

@@ -7,7 +7,8 @@ from spe.scores import ScoreFrame, as_labels, as_scores, prepare
 def test_exact_compression_keeps_every_count():
     s = np.array([0.3, 0.1, 0.3, 0.9, 0.1, 0.1, 0.5])
     y = np.array([1, np.nan, np.nan, 1, 0, np.nan, np.nan])
-    d = prepare(s, y)
+    with pytest.warns(UserWarning, match="only 7 items"):
+        d = prepare(s, y)
     assert d.exact and d.n_groups == 4
     np.testing.assert_array_equal(d.threshold, [0.1, 0.3, 0.5, 0.9])
     np.testing.assert_array_equal(d.n_unlabeled, [2, 1, 1, 0])
@@ -32,11 +33,12 @@ def test_pooling_bounds_groups_and_keeps_totals():
 
 
 def test_user_score_range_is_used_and_checked():
-    d = prepare([0.0, 0.5, 1.0], None, score_range=(0, 1))
+    with pytest.warns(UserWarning, match="only 3 items"):
+        d = prepare([0.0, 0.5, 1.0], None, score_range=(0, 1))
     assert d.frame.source == "user"
     assert 0 < d.z[0] < d.z[-1] < 1  # bounds are nudged so open supports stay finite
     with pytest.raises(ValueError, match="outside the given score_range"):
-        prepare([0.0, 0.5, 2.0], None, score_range=(0, 1))
+        prepare(np.linspace(0, 2, 20), None, score_range=(0, 1))
     with pytest.raises(ValueError, match="lower < upper"):
         ScoreFrame.from_scores(np.array([0.0, 1.0]), (1, 0))
 
