@@ -63,6 +63,19 @@ def log_diff_ndtr(a, b):
         return log_hi + np.log(-np.expm1(log_lo - log_hi))
 
 
+def _truncated_ppf(q, a, b, cdf, inv_cdf):
+    """Quantile q of a symmetric standard distribution truncated to [a, b].
+
+    When the whole interval sits in the upper tail the cdf rounds to 1 there, so the
+    mirrored interval [-b, -a] is used instead and the result mirrored back.
+    """
+    upper = a > 0
+    lo = cdf(np.where(upper, -b, a))
+    hi = cdf(np.where(upper, -a, b))
+    x = inv_cdf(np.where(upper, hi - q * (hi - lo), lo + q * (hi - lo)))
+    return np.where(upper, -x, x)
+
+
 class Family:
     """Base class: subclasses declare parameters and one density.
 
@@ -138,13 +151,8 @@ class TruncNormal(Family):
 
     def median(self, params):
         mu, sigma = params
-        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
-        # In the upper tail Phi rounds to 1: take the mirrored lower-tail form there.
-        upper = a > 0
-        lo = special.ndtr(np.where(upper, -b, a))
-        hi = special.ndtr(np.where(upper, -a, b))
-        q = special.ndtri(0.5 * (lo + hi))
-        return mu + sigma * np.where(upper, -q, q)
+        return mu + sigma * _truncated_ppf(0.5, (0.0 - mu) / sigma, (1.0 - mu) / sigma,
+                                           special.ndtr, special.ndtri)
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
@@ -209,25 +217,13 @@ class TruncStudentT(Family):
 
     def ppf(self, q, params):
         mu, sigma, df = params
-        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
-        lo, hi = stats.t.cdf(a, df), stats.t.cdf(b, df)
-        sa, sb = stats.t.sf(a, df), stats.t.sf(b, df)
-        # In the upper tail work with survival functions, which keep their precision.
-        with np.errstate(invalid="ignore"):
-            x = np.where(a > 0, stats.t.isf(sa - q * (sa - sb), df), stats.t.ppf(lo + q * (hi - lo), df))
-        return mu + sigma * x
+        return mu + sigma * _truncated_ppf(
+            q, (0.0 - mu) / sigma, (1.0 - mu) / sigma,
+            lambda x: special.stdtr(df, x), lambda p: special.stdtrit(df, p),
+        )
 
     def isf(self, q, params):
         return self.ppf(1.0 - np.asarray(q, float), params)
-
-    def median(self, params):
-        mu, sigma, df = params
-        a, b = (0.0 - mu) / sigma, (1.0 - mu) / sigma
-        upper = a > 0  # mirrored form in the upper tail, as for the truncated Normal
-        lo = special.stdtr(df, np.where(upper, -b, a))
-        hi = special.stdtr(df, np.where(upper, -a, b))
-        q = special.stdtrit(df, 0.5 * (lo + hi))
-        return mu + sigma * np.where(upper, -q, q)
 
     def initial(self, v, w):
         mean, var = _weighted_moments(v, w)
