@@ -85,9 +85,7 @@ class MapFit:
 
 def _orientation_penalty(model, u):
     """Smooth penalty, zero once the positive median clears the negative one by a margin."""
-    _, p0, p1 = model.split(model.to_natural(u))
-    with np.errstate(all="ignore"):
-        gap = np.ravel(model.pos.median(p1) - model.neg.median(p0))
+    gap = model.median_gap(model.to_natural(u))
     shortfall = np.clip(_ORIENTATION_MARGIN - np.nan_to_num(gap, nan=-1.0), 0.0, 1e6)
     return _PENALTY_WEIGHT * shortfall**2
 

@@ -146,11 +146,15 @@ class MixtureModel:
             total = np.where(self.oriented(theta), total, -np.inf)
         return total
 
-    def oriented(self, theta):
-        """True where the positive component's median exceeds the negative one's."""
+    def median_gap(self, theta):
+        """Positive component's median minus the negative one's, per row (unit score)."""
         _, p0, p1 = self.split(theta)
         with np.errstate(all="ignore"):
-            return np.ravel(self.pos.median(p1) > self.neg.median(p0))
+            return np.ravel(self.pos.median(p1) - self.neg.median(p0))
+
+    def oriented(self, theta):
+        """True where the positive component's median exceeds the negative one's."""
+        return self.median_gap(theta) > 0
 
     def component_logpdfs(self, theta, z):
         """log f0(z), log f1(z) as (B, len(z)) arrays."""
