@@ -145,15 +145,24 @@ def _families(value):
     return tuple(parts) if len(parts) == 2 else parts
 
 
-def write_outputs(res, out: Path, level: float, true_labels=None) -> dict:
-    """summary.json and PNG figures in ``out``; returns the summary dict."""
+def _save_figure(path: Path, draw):
+    """Draw on a fresh axes with the file-only Agg backend and save a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    draw(ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
+    """summary.json and PNG figures in ``out`` from a result and its ``summary(level)``."""
     out.mkdir(parents=True, exist_ok=True)
-    summary = res.summary(level).to_dict()
+    summary = summ.to_dict()
     pr = res.pr_curve(level=level)
     roc = res.roc_curve(level=level)
     summary["pr_curve"] = {
@@ -177,11 +186,7 @@ def write_outputs(res, out: Path, level: float, true_labels=None) -> dict:
         "reliability.png": lambda ax: res.plot_reliability(ax, true_labels=true_labels),
     }
     for name, draw in figures.items():
-        fig, ax = plt.subplots(figsize=(6, 4.5))
-        draw(ax)
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
-        plt.close(fig)
+        _save_figure(out / name, draw)
     summary["figures"] = sorted(figures)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary
@@ -192,8 +197,9 @@ def cmd_fit(args):
     scores, labels = load_data(args.data, args.score_col, args.label_col)
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
-    write_outputs(res, out, args.level)
-    print(res.summary(args.level))
+    summ = res.summary(args.level)
+    write_outputs(res, summ, out, args.level)
+    print(summ)
     print(f"wrote {out / 'summary.json'} and figures to {out}/")
 
 
@@ -207,18 +213,11 @@ def cmd_threshold(args):
     )
     print(decision)
     if args.out:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        fig, ax = plt.subplots(figsize=(6, 4.5))
-        res.plot_conditions(ax, min_precision=args.min_precision, min_recall=args.min_recall,
-                            max_fpr=args.max_fpr, confidence=args.confidence)
-        fig.tight_layout()
-        fig.savefig(out / "conditions.png", dpi=110)
+        _save_figure(out / "conditions.png", lambda ax: res.plot_conditions(
+            ax, min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
+            confidence=args.confidence))
         (out / "threshold.json").write_text(json.dumps(decision.as_dict(), indent=2, default=float))
         print(f"wrote {out / 'threshold.json'} and {out / 'conditions.png'}")
     return 0 if decision.feasible else 1
@@ -237,8 +236,9 @@ def cmd_demo(args):
     )
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
-    summary = write_outputs(res, out, args.level, true_labels=truth)
-    print(res.summary(args.level))
+    summ = res.summary(args.level)
+    summary = write_outputs(res, summ, out, args.level, true_labels=truth)
+    print(summ)
     naive = C.exact_precision_at_recall(scores[idx], truth[idx])
     true_pr = np.array(summary["demo_truth"]["true_precision"])
     grid = C.DEFAULT_RECALL_GRID
