@@ -22,8 +22,11 @@ from .model import MixtureModel
 from .scores import ScoreData
 
 DEFAULT_CANDIDATES = ("truncnorm", "gamma")
+#: On an open scale (the logit of probabilities) no family has a natural origin.
+OPEN_SCALE_CANDIDATES = ("normal", "skewnorm")
 ALL_CANDIDATES = (
     "truncnorm",
+    "normal",
     "skewnorm",
     "gamma",
     "lognormal",
@@ -177,11 +180,14 @@ def _run_start(model, data, scale, label, u0, maxiter, penalise):
     )
 
 
-def fit_map(model: MixtureModel, data: ScoreData, *, maxiter: int = 500) -> MapFit:
-    """Multistart L-BFGS-B; the best start satisfying the orientation constraint wins."""
+def fit_map(model: MixtureModel, data: ScoreData, *, maxiter: int = 500, starts=None) -> MapFit:
+    """Multistart L-BFGS-B; the best start satisfying the orientation constraint wins.
+
+    ``starts``: (label, unconstrained vector) pairs; default :func:`starting_points`.
+    """
     scale = float(data.n_items)
     results = []
-    for label, u0 in starting_points(model, data):
+    for label, u0 in starting_points(model, data) if starts is None else starts:
         result = _run_start(model, data, scale, label, u0, maxiter, penalise=False)
         if not result.oriented:
             # Ended with swapped components. If the data barely prefer that ordering (say a
@@ -229,12 +235,16 @@ class SelectionRow:
     error: str = ""
 
 
-def candidate_pairs(families) -> list[tuple[str, str]]:
-    """Expand a ``families`` argument into (negative, positive) spec pairs."""
+def candidate_pairs(families, open_scale=False) -> list[tuple[str, str]]:
+    """Expand a ``families`` argument into (negative, positive) spec pairs.
+
+    ``"auto"`` means truncated Normal and Gamma on a bounded frame, and Normal and
+    skew-normal on an open scale (``open_scale=True``: the logit of probabilities).
+    """
     if isinstance(families, str):
         key = families.strip().lower()
         if key == "auto":
-            names = DEFAULT_CANDIDATES
+            names = OPEN_SCALE_CANDIDATES if open_scale else DEFAULT_CANDIDATES
         elif key == "all":
             names = ALL_CANDIDATES
         else:  # one family name: that family for both classes, in its natural orientation

@@ -41,9 +41,12 @@ class MixtureModel:
         ``"neg.mu"``, ``"pos.theta"``, ...); each value needs a vectorised ``logpdf``.
     """
 
-    def __init__(self, neg: Component, pos: Component, prior=None):
+    def __init__(self, neg: Component, pos: Component, prior=None, unlabeled_power=1.0):
         self.neg = neg
         self.pos = pos
+        #: zeta of the coarsened posterior (see :mod:`spe.misfit`): the unlabeled
+        #: likelihood is raised to this power; 1 is the plain posterior.
+        self.unlabeled_power = float(unlabeled_power)
         self.names = ["pi"] + [
             f"{prefix}.{p}"
             for prefix, comp in zip(COMPONENT_PREFIXES, (neg, pos))
@@ -156,11 +159,23 @@ class MixtureModel:
         """True where the positive component's median exceeds the negative one's."""
         return self.median_gap(theta) > 0
 
-    def component_logpdfs(self, theta, z):
-        """log f0(z), log f1(z) as (B, len(z)) arrays."""
+    def component_logpdfs(self, theta, z, censored=None):
+        """log f0(z), log f1(z) as (B, len(z)) arrays.
+
+        Where ``censored`` is -1 (+1) the score says only "at or below (above) z", and the
+        log cdf (log survival function) replaces the log density.
+        """
         _, p0, p1 = self.split(theta)
+        z = np.asarray(z, float)
         with np.errstate(all="ignore"):
-            return self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
+            lf0, lf1 = self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
+            if censored is not None and np.any(censored):
+                for side, method in ((-1, "logcdf"), (1, "logsf")):
+                    cols = np.flatnonzero(censored == side)
+                    if cols.size:
+                        lf0[:, cols] = getattr(self.neg, method)(z[cols][None, :], p0)
+                        lf1[:, cols] = getattr(self.pos, method)(z[cols][None, :], p1)
+        return lf0, lf1
 
     def log_likelihood(self, theta, data: ScoreData):
         """log p(D | theta) with unknown labels marginalised; one value per row."""
@@ -179,11 +194,11 @@ class MixtureModel:
         unl = data.n_unlabeled > 0
         neg = data.n_neg > 0
         pos = data.n_pos > 0
-        lf0, lf1 = self.component_logpdfs(theta, data.z)
+        lf0, lf1 = self.component_logpdfs(theta, data.z, data.censored)
         with np.errstate(invalid="ignore"):
             if unl.any():
                 mix = np.logaddexp(log_1mpi[:, None] + lf0[:, unl], log_pi[:, None] + lf1[:, unl])
-                total = total + mix @ data.n_unlabeled[unl]
+                total = total + self.unlabeled_power * (mix @ data.n_unlabeled[unl])
             if neg.any():
                 total = total + lf0[:, neg] @ data.n_neg[neg]
             if pos.any():
@@ -205,6 +220,21 @@ class MixtureModel:
         u = np.atleast_2d(np.asarray(u, dtype=float))
         return self.log_posterior(self.to_natural(u), data, oriented=oriented) + self.log_jacobian(u)
 
+    def coarsened(self, zeta) -> "MixtureModel":
+        """The same model with the unlabeled likelihood raised to ``zeta``."""
+        model = MixtureModel(self.neg, self.pos, unlabeled_power=zeta)
+        model.priors = self.priors
+        return model
+
+    def marginal_cdf(self, theta, z):
+        """P(Z <= z) under the mixture at one parameter vector (unit scores)."""
+        pi, p0, p1 = self.split(np.atleast_2d(theta)[:1])
+        z = np.asarray(z, float)[None, :]
+        with np.errstate(all="ignore"):
+            c0 = np.exp(self.neg.logcdf(z, p0))
+            c1 = np.exp(self.pos.logcdf(z, p1))
+        return np.ravel(np.nan_to_num((1 - pi) * c0 + pi * c1))
+
     def simulate(self, theta, n, rng):
         """Draw n (unit score, label) pairs from the model at one parameter vector."""
         pi, p0, p1 = self.split(np.atleast_2d(theta)[:1])
@@ -217,10 +247,10 @@ class MixtureModel:
             z[mask] = np.ravel(comp.isf(q[None, :], params))
         return z, y
 
-    def prob_positive(self, theta, z):
+    def prob_positive(self, theta, z, censored=None):
         """P(y = 1 | z, theta) as a (B, len(z)) array (method.md 2.4)."""
         pi, _, _ = self.split(theta)
-        lf0, lf1 = self.component_logpdfs(theta, np.asarray(z, float))
+        lf0, lf1 = self.component_logpdfs(theta, np.asarray(z, float), censored)
         with np.errstate(divide="ignore", invalid="ignore"):  # pi at 0 or 1: log(0) = -inf is meant
             a = np.log(pi) + lf1
             b = np.log1p(-pi) + lf0

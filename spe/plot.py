@@ -40,15 +40,16 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
     ax.hist(s, bins=bins, density=True, color="0.8", edgecolor="0.6", label="all scores")
     grid_s = np.linspace(s.min(), s.max(), n_grid)
     z = frame.to_unit(grid_s)
-    theta = res.posterior.theta
-    lf0, lf1 = res.model.component_logpdfs(theta, z)
+    mixture = res._mixture()
+    theta = mixture.posterior.theta
+    lf0, lf1 = mixture.model.component_logpdfs(theta, z)
     pi = theta[:, :1]
     dens = {
         "negative": np.exp(lf0) * (1 - pi) / frame.width,
         "positive": np.exp(lf1) * pi / frame.width,
     }
     for (name, draws), color in zip(dens.items(), (NEG_COLOR, POS_COLOR)):
-        mean, lower, upper = C.band(np.nan_to_num(draws), res.weights, level)
+        mean, lower, upper = C.band(np.nan_to_num(draws), mixture.weights, level)
         ax.plot(grid_s, mean, color=color, lw=2, label=f"{name} ({res.families[name == 'positive']})")
         ax.fill_between(grid_s, lower, upper, color=color, alpha=0.25, lw=0)
     labeled = d.is_labeled

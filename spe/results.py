@@ -14,9 +14,9 @@ import numpy as np
 
 from . import curves as C
 from . import recalibration as R
-from .fitting import MapFit, SelectionRow
-from .labels import positive_counts
-from .posterior import Posterior
+from .label_posterior import LabelPosterior, systematic_resample
+from .stacking import import_arviz, pointwise_log_likelihood
+from .labels import draw_positive_counts
 from .scores import ScoreData, as_score_array
 
 KINDS = ("sample", "population")
@@ -52,25 +52,61 @@ class SPEResult:
 
     Attributes
     ----------
-    families : (negative, positive) family specs in use.
-    params : MAP parameters (natural scale; family parameters in unit-score units).
-    log_posterior : log posterior density at the MAP (unconstrained space).
-    selection : family-selection table (one row per candidate pair, best first).
-    starts : every MAP starting point and where it ended.
-    posterior : :class:`~spe.posterior.Posterior` with weighted parameter draws.
+    label_posterior : :class:`~spe.label_posterior.LabelPosterior`, the pooled draws of
+        P(y = 1 | score) that every curve, metric and threshold is computed from.
+    fits : the score models that were fitted, by name (``"mixture"``, ``"platt"``).
+    model_weights : each score model's weight (stacking on the labeled items).
     data : the validated, compressed :class:`~spe.scores.ScoreData`.
+
+    The mixture's own details (``families``, ``params``, ``selection``, ``starts``,
+    ``posterior``, ``misfit``) are available when a mixture was fitted.
     """
 
-    def __init__(self, data: ScoreData, fit: MapFit, selection: list[SelectionRow],
-                 posterior: Posterior, label_seed):
+    def __init__(self, data: ScoreData, label_posterior: LabelPosterior, label_seed, export_seed=0,
+                 errors=None):
         self.data = data
-        self.map_fit = fit
-        self.model = fit.model
-        self.selection = selection
-        self.posterior = posterior
+        self.label_posterior = label_posterior
         self._label_seed = label_seed
+        self._export_seed = export_seed
+        #: score models that could not be fitted, with the reason (excluded from the pool)
+        self.errors = dict(errors or {})
 
     # ---- what was fitted -------------------------------------------------------------
+    @property
+    def fits(self) -> dict:
+        return self.label_posterior.fits
+
+    @property
+    def model_weights(self) -> dict:
+        return self.label_posterior.model_weights
+
+    @property
+    def mixture(self):
+        """The fitted score mixture, or None when it was not fitted."""
+        return self.fits.get("mixture")
+
+    def _mixture(self):
+        if self.mixture is None:
+            raise AttributeError("no score mixture was fitted (model='platt'?)")
+        return self.mixture
+
+    @property
+    def model(self):
+        return self._mixture().model
+
+    @property
+    def map_fit(self):
+        return self._mixture().map_fit
+
+    @property
+    def posterior(self):
+        """The mixture's parameter posterior (:class:`~spe.posterior.Posterior`)."""
+        return self._mixture().posterior
+
+    @property
+    def misfit(self):
+        return self._mixture().misfit
+
     @property
     def families(self) -> tuple[str, str]:
         return self.model.spec
@@ -88,103 +124,84 @@ class SPEResult:
         return self.map_fit.starts
 
     @property
+    def selection(self):
+        return self._mixture().selection
+
+    @property
     def n_draws(self) -> int:
-        return self.posterior.n_draws
+        return self.label_posterior.n_draws
 
     @property
     def weights(self) -> np.ndarray:
-        return self.posterior.weights
+        return self.label_posterior.weights
 
     def selection_table(self) -> list[dict]:
         return [r.__dict__.copy() for r in self.selection]
 
     # ---- label draws and sweeps (cached) -----------------------------------------------
     @cached_property
+    def group_prob(self) -> np.ndarray:
+        """(draws, groups) P(y = 1) of an unlabeled item in each score group, per draw."""
+        return self.label_posterior.prob_positive(self.data.frame.from_unit(self.data.z))
+
+    @cached_property
     def positive_counts(self) -> np.ndarray:
         """(draws, groups) number of positives per score group under each draw."""
-        rng = np.random.default_rng(self._label_seed)
-        return positive_counts(self.model, self.posterior.theta, self.data, rng)
+        return draw_positive_counts(self.group_prob, self.data, np.random.default_rng(self._label_seed))
 
     @cached_property
     def _sweep(self) -> C.Sweep:
+        """Sample kind: the items' own scores with drawn labels."""
         return C.Sweep(self.positive_counts, self.data.n_total)
+
+    @cached_property
+    def _expected_sweep(self) -> C.Sweep:
+        """Population kind: expected positives per score group (no label-draw noise)."""
+        return C.Sweep(self.data.n_pos + self.group_prob * self.data.n_unlabeled, self.data.n_total)
+
+    def _sweep_of(self, kind) -> C.Sweep:
+        return self._sweep if _check_kind(kind) == "sample" else self._expected_sweep
 
     # ---- curves ----------------------------------------------------------------------
     def pr_curve(self, recall=None, level=0.9, kind="sample") -> C.PRCurve:
         """Precision at each recall in ``recall`` with an equal-tailed ``level`` band.
 
         Precision at recall r is the precision at the highest threshold whose recall is
-        >= r. ``kind="sample"`` is performance on these items; ``"population"`` that of
-        the fitted score distributions.
+        >= r. ``kind="sample"`` is performance on these items (labels drawn);
+        ``"population"`` that of the score model (expected labels, no draw noise).
         """
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
         level = C.check_level(level)
-        if _check_kind(kind) == "sample":
-            draws = C.sample_precision_at_recall(self._sweep, grid)
-        else:
-            draws = C.population_precision_at_recall(self.model, self.posterior.theta, grid)
+        draws = C.sample_precision_at_recall(self._sweep_of(kind), grid)
         return C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
 
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> C.ROCCurve:
         """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""
         grid = C.check_grid(fpr, C.DEFAULT_FPR_GRID, "fpr")
         level = C.check_level(level)
-        if _check_kind(kind) == "sample":
-            draws = C.sample_tpr_at_fpr(self._sweep, grid)
-        else:
-            draws = C.population_tpr_at_fpr(self.model, self.posterior.theta, grid)
+        draws = C.sample_tpr_at_fpr(self._sweep_of(kind), grid)
         return C.ROCCurve.from_draws(grid, draws, self.weights, level, kind)
 
     # ---- scalar metrics --------------------------------------------------------------
-    def _estimate(self, name, sample_fn, population_fn, level, kind):
+    def _estimate(self, name, fn, level, kind):
         level = C.check_level(level)
-        if _check_kind(kind) == "sample":
-            draws = sample_fn()
-        else:
-            draws = population_fn()
-        return C.Estimate.from_draws(name, draws, self.weights, level)
+        return C.Estimate.from_draws(name, fn(self._sweep_of(kind)), self.weights, level)
 
     def prevalence(self, level=0.9, kind="sample") -> C.Estimate:
-        """Fraction of positives (sample: among these items; population: pi)."""
-        return self._estimate(
-            "prevalence",
-            lambda: self._sweep.n_pos / self._sweep.n_items,
-            lambda: self.posterior.theta[:, 0],
-            level,
-            kind,
-        )
+        """Fraction of positives among these items (population: expected fraction)."""
+        return self._estimate("prevalence", lambda sw: sw.n_pos / sw.n_items, level, kind)
 
     def average_precision(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate(
-            "average precision",
-            lambda: C.sample_average_precision(self._sweep),
-            lambda: C.population_average_precision(self.model, self.posterior.theta),
-            level,
-            kind,
-        )
+        return self._estimate("average precision", C.sample_average_precision, level, kind)
 
     def auroc(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate(
-            "AUROC",
-            lambda: C.sample_auroc(self._sweep),
-            lambda: C.population_auroc(self.model, self.posterior.theta),
-            level,
-            kind,
-        )
+        return self._estimate("AUROC", C.sample_auroc, level, kind)
 
     def max_f1(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate(
-            "max F1",
-            lambda: C.sample_max_f1(self._sweep),
-            lambda: C.population_max_f1(self.model, self.posterior.theta),
-            level,
-            kind,
-        )
+        return self._estimate("max F1", C.sample_max_f1, level, kind)
 
     def _rates(self, thresholds, kind) -> R.Rates:
-        if _check_kind(kind) == "sample":
-            return R.sample_rates(self._sweep, self.data.threshold, thresholds)
-        return R.population_rates_at(self.model, self.posterior.theta, self.data.frame, thresholds)
+        return R.sample_rates(self._sweep_of(kind), self.data.threshold, thresholds)
 
     def metrics_at(self, threshold, level=0.9, kind="sample") -> dict:
         """Precision, recall, FPR, F1 and accuracy when predicting positive at score >= threshold."""
@@ -193,45 +210,31 @@ class SPEResult:
             raise ValueError("metrics_at takes a single threshold")
         level = C.check_level(level)
         rates = self._rates(t, kind)
-        p, r, f = rates.precision[:, 0], rates.recall[:, 0], rates.fpr[:, 0]
-        if kind == "sample":
-            n = self._sweep.n_items
-            tn = self._sweep.n_neg - rates.fp[:, 0]
-            acc = (rates.tp[:, 0] + tn) / n
-        else:
-            pi = self.posterior.theta[:, 0]
-            acc = pi * r + (1 - pi) * (1 - f)
-        f1 = R.fbeta(rates, 1.0)[:, 0]
-        values = {"precision": p, "recall": r, "fpr": f, "f1": f1, "accuracy": acc}
+        sweep = self._sweep_of(kind)
+        tn = sweep.n_neg - rates.fp[:, 0]
+        values = {"precision": rates.precision[:, 0], "recall": rates.recall[:, 0],
+                  "fpr": rates.fpr[:, 0], "f1": R.fbeta(rates, 1.0)[:, 0],
+                  "accuracy": (rates.tp[:, 0] + tn) / sweep.n_items}
         return {k: C.Estimate.from_draws(k, v, self.weights, level) for k, v in values.items()}
 
     # ---- recalibration ---------------------------------------------------------------
     def prob_positive(self) -> np.ndarray:
         """Posterior P(y_i = 1 | data) for every item (labeled items: their label)."""
-        p_group = self._posterior_prob(self.data.z)
-        out = p_group[self.data.group]
+        out = (self.weights @ self.group_prob)[self.data.group]
         labeled = self.data.is_labeled
         out[labeled] = self.data.labels[labeled]
         return out
 
     def calibrate(self, scores) -> np.ndarray:
-        """Recalibrated P(y = 1 | score), posterior-averaged, for any scores.
+        """Recalibrated P(y = 1 | score), posterior-averaged over draws and score models.
 
-        Scores outside the fitted frame are clamped to it (the model has not seen
-        scores there).
+        The mixture clamps scores outside its frame to the frame's edge (it has not seen
+        scores there); the Platt model extrapolates its sigmoid.
         """
         s = as_score_array(scores)
-        z = np.clip(self.data.frame.to_unit(s), 0.0, 1.0)
-        return self._posterior_prob(z)
-
-    def _posterior_prob(self, z):
-        z = np.asarray(z, float)
-        out = np.zeros(z.size)
         step = max(1, 2_000_000 // max(self.n_draws, 1))
-        for start in range(0, z.size, step):
-            p = self.model.prob_positive(self.posterior.theta, z[start : start + step])
-            out[start : start + step] = self.weights @ p
-        return out
+        return np.concatenate([self.label_posterior.mean_prob_positive(s[i : i + step])
+                               for i in range(0, s.size, step)])
 
     def _check_thresholds(self, thresholds):
         try:
@@ -290,33 +293,45 @@ class SPEResult:
         return R.best_by_score(rates, self.weights, cost, "min expected cost", "sample", maximise=False)
 
     # ---- export ----------------------------------------------------------------------
-    def resample(self, rng=None) -> np.ndarray:
-        """Indices of draws resampled in proportion to their weights (systematic)."""
-        rng = np.random.default_rng(rng)
-        m = self.n_draws
-        positions = (rng.random() + np.arange(m)) / m
-        idx = np.searchsorted(np.cumsum(self.weights), positions)
-        return np.minimum(idx, m - 1)
+    def resample(self, seed=None, model=None) -> np.ndarray:
+        """Indices of draws resampled in proportion to their weights (systematic).
 
-    def to_inference_data(self, resample=True, seed=None):
-        """Posterior draws as an ``arviz.InferenceData``/``DataTree``.
-
-        With ``resample=True`` (default) the weighted draws are resampled to equal
-        weight; otherwise the raw draws are returned with ``log_weight`` in
-        ``sample_stats``.
+        ``model`` names a score model to resample its own draws; the default resamples
+        the pooled draws. ``seed=None`` uses the fit's seed, so repeated calls agree.
         """
-        import warnings
+        weights = self.weights if model is None else self._fit(model).weights
+        rng = np.random.default_rng(self._export_seed if seed is None else seed)
+        return systematic_resample(weights, weights.size, rng)
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            import arviz as az
+    def _fit(self, model):
+        if model not in self.fits:
+            raise ValueError(f"no score model {model!r}; fitted: {', '.join(self.fits)}")
+        return self.fits[model]
 
-        idx = self.resample(seed) if resample else np.arange(self.n_draws)
-        post = {name: self.posterior.theta[idx, j][None, :] for j, name in enumerate(self.model.names)}
-        groups = {"posterior": post}
+    def to_inference_data(self, model=None, resample=True, seed=None):
+        """A score model's posterior draws as an ``arviz.InferenceData``/``DataTree``.
+
+        Groups: ``posterior`` (the model's parameters), ``log_likelihood`` (log P(y_i | s_i)
+        of each labeled item, so ``az.loo`` works) and ``observed_data``. With several
+        score models and ``model=None``, a dict ``{name: InferenceData}`` is returned,
+        ready for ``az.compare``. ``resample=False`` keeps the raw importance draws and
+        adds their ``log_weight`` to ``sample_stats``.
+        """
+        if model is None and len(self.fits) > 1:
+            return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
+        name = model or next(iter(self.fits))
+        fit = self._fit(name)
+        idx = self.resample(seed, name) if resample else np.arange(fit.n_draws)
+        groups = {"posterior": {k: v[idx][None, :] for k, v in fit.draws().items()}}
+        lab = self.data.is_labeled
+        if lab.any():
+            s, y = self.data.scores[lab], self.data.labels[lab]
+            groups["log_likelihood"] = {"y": pointwise_log_likelihood(fit.prob_positive(s)[idx], y)[None]}
+            groups["observed_data"] = {"y": y}
         if not resample:
-            groups["sample_stats"] = {"log_weight": np.log(self.weights)[None, :]}
-        if int(az.__version__.split(".")[0]) >= 1:
+            groups["sample_stats"] = {"log_weight": np.log(fit.weights)[None, :]}
+        az = import_arviz()
+        if int(az.__version__.split(".")[0]) >= 1:  # pragma: no cover - ArviZ 1.x only
             return az.from_dict(groups)
         return az.from_dict(**groups)
 
@@ -353,32 +368,26 @@ class SPEResult:
 
     # ---- reporting -------------------------------------------------------------------
     def summary(self, level=0.9) -> Summary:
+        """Data, score models and their weights, diagnostics, metrics with intervals."""
         level = C.check_level(level)
         d = self.data
-        post = self.posterior
         metrics = [self.prevalence(level), self.average_precision(level), self.auroc(level),
                    self.max_f1(level)]
-        pct = f"{100 * level:g}%"
+        models = {k: f.describe() for k, f in self.fits.items()}
         lines = [
             "SPE: semisupervised performance evaluation",
             f"  items: {d.n_items} ({d.n_labeled} labeled: {int(d.n_pos.sum())} positive, "
             f"{int(d.n_neg.sum())} negative)",
             f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
             + ("exact compression" if d.exact else f"scores pooled into {d.n_groups} fine bins"),
-            f"  families: negative {self.families[0]}, positive {self.families[1]}"
-            + (f" (chosen by BIC from {len(self.selection)} pairs)" if len(self.selection) > 1 else ""),
-            "  MAP parameters (family parameters in units of the score frame):",
+            "  score models (weight; " + self.label_posterior.weighting + "):",
         ]
-        lines += [f"    {k:14s} {v: .5g}" for k, v in self.params.items()]
-        khat = "n/a" if np.isnan(post.khat) else f"{post.khat:.2f}"
-        lines += [
-            f"  inference: {post.method}"
-            + (f" ({post.proposal} proposal)" if post.proposal else "")
-            + (f" after importance k-hat {post.importance_khat:.2f}" if post.method == "emcee" else ""),
-            f"  draws: {post.n_draws}, ESS {post.ess:.0f}, Pareto k-hat {khat}, "
-            f"MAP start spread {self.map_fit.start_spread:.3g} (log posterior)",
-            f"  metrics on these items (mean [{pct} interval]):",
-        ]
+        for name, info in models.items():
+            lines.append(f"    {name:8s} {self.model_weights[name]:.3f}  {info['model']}")
+            lines += ["             " + line for line in _describe_lines(name, info, len(self.selection)
+                                                                         if name == "mixture" else 0)]
+        lines += [f"    {name:8s} not fitted: {why}" for name, why in self.errors.items()]
+        lines.append(f"  metrics on these items (mean [{100 * level:g}% interval]), {self.n_draws} draws:")
         lines += [f"    {m.name:18s} {m.mean:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
         data = {
             "n_items": d.n_items,
@@ -386,25 +395,41 @@ class SPEResult:
             "n_labeled_positive": int(d.n_pos.sum()),
             "score_frame": {"lower": d.frame.lower, "upper": d.frame.upper, "source": d.frame.source},
             "exact_compression": d.exact,
-            "families": {"negative": self.families[0], "positive": self.families[1]},
-            "family_selection": self.selection_table(),
-            "map_params": self.params,
-            "log_posterior_at_map": self.log_posterior,
-            "diagnostics": {
-                "inference": post.method,
-                "proposal": post.proposal,
-                "n_draws": post.n_draws,
-                "ess": post.ess,
-                "pareto_khat": None if np.isnan(post.khat) else post.khat,
-                "importance_khat": None if np.isnan(post.importance_khat) else post.importance_khat,
-                "map_start_spread": self.map_fit.start_spread,
-            },
+            "model_weights": dict(self.model_weights),
+            "weighting": self.label_posterior.weighting,
+            "score_models": models,
+            "not_fitted": dict(self.errors),
             "metrics": {m.name: m.as_dict() for m in metrics},
         }
+        if self.mixture is not None:
+            data["families"] = models["mixture"]["families"]
+            data["family_selection"] = self.selection_table()
         return Summary("\n".join(lines), data)
 
     def __repr__(self):
-        return (
-            f"<SPEResult {self.families[0]}/{self.families[1]}, {self.data.n_items} items, "
-            f"{self.data.n_labeled} labeled, {self.posterior.method}; call .summary()>"
-        )
+        models = ", ".join(f"{k} {w:.2f}" for k, w in self.model_weights.items())
+        return (f"<SPEResult {self.data.n_items} items, {self.data.n_labeled} labeled, "
+                f"score models: {models}; call .summary()>")
+
+
+def _describe_lines(name, info, n_pairs):
+    """Plain-language lines for one score model's ``describe()`` dict."""
+    khat = info.get("pareto_khat")
+    khat = "n/a" if khat is None else f"{khat:.2f}"
+    if name != "mixture":
+        mean = ", ".join(f"{k} {v:.3g}" for k, v in info["posterior_mean"].items())
+        return [f"on the {info['feature']}; posterior mean {mean}",
+                f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]
+    fam = info["families"]
+    mis = info["misfit"]
+    chosen = f" (chosen by BIC from {n_pairs} pairs)" if n_pairs > 1 else ""
+    inference = info["inference"] + (f" ({info['proposal']} proposal)" if info["proposal"] else "")
+    if info["inference"] == "emcee" and info["importance_khat"] is not None:
+        inference += f" after importance k-hat {info['importance_khat']:.2f}"
+    return [
+        f"families: negative {fam['negative']}, positive {fam['positive']}{chosen}",
+        f"fit to the score distribution: {mis['verdict']} (KL {mis['kl']:.4f}, noise level "
+        f"{mis['null_kl']:.4f}, zeta {mis['zeta']:.3g})",
+        f"inference: {inference}, ESS {info['ess']:.0f}, Pareto k-hat {khat}, "
+        f"MAP start spread {info['map_start_spread']:.3g}",
+    ]

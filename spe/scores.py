@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 DEFAULT_MAX_GROUPS = 10_000
 FRAME_PADDING = 0.01
@@ -112,16 +113,38 @@ def as_labels(labels, n: int) -> np.ndarray:
     return out
 
 
+#: Probability scores are clipped to [EPS, 1 - EPS] on the logit scale; scores beyond
+#: (real files hold thousands of exact 0s and 1s) are censored there: they say only
+#: "at most EPS" (or "at least 1 - EPS"), and enter the likelihood as that interval.
+PROBABILITY_EPS = 1e-6
+TRANSFORMS = ("identity", "logit")
+
+
 @dataclass(frozen=True)
 class ScoreFrame:
-    """The linear map between user scores and unit scores z in [0, 1]."""
+    """The map between user scores and unit scores z in [0, 1].
+
+    ``transform="identity"``: z is linear in the score. ``"logit"`` (probability
+    scores): z is linear in logit(clip(s, EPS, 1 - EPS)), and scores at or beyond the
+    clip are *censored* (see :meth:`censoring`).
+    """
 
     lower: float
     upper: float
     source: str  # "observed (padded)" or "user"
+    transform: str = "identity"
 
     @classmethod
-    def from_scores(cls, scores, score_range=None, padding=FRAME_PADDING):
+    def from_scores(cls, scores, score_range=None, padding=FRAME_PADDING, transform="identity"):
+        if transform not in TRANSFORMS:
+            raise ValueError(f"transform must be one of {TRANSFORMS}, got {transform!r}")
+        if transform == "logit":
+            if not looks_like_probabilities(scores):
+                raise ValueError("a logit frame needs probability scores in [0, 1]")
+            v = forward(scores, transform)
+            lo, hi = float(np.min(v)), float(np.max(v))
+            pad = padding * max(hi - lo, 1e-9)
+            return cls(lo - pad, hi + pad, "logit of probabilities, observed (padded)", transform)
         lo, hi = float(np.min(scores)), float(np.max(scores))
         if score_range is None:
             pad = padding * (hi - lo)
@@ -145,11 +168,41 @@ class ScoreFrame:
     def width(self) -> float:
         return self.upper - self.lower
 
+    def forward(self, scores):
+        """The score on the modelled scale (itself, or its clipped logit)."""
+        return forward(scores, self.transform)
+
     def to_unit(self, scores):
-        return (np.asarray(scores, dtype=float) - self.lower) / self.width
+        return (self.forward(scores) - self.lower) / self.width
 
     def from_unit(self, z):
-        return self.lower + np.asarray(z, dtype=float) * self.width
+        v = self.lower + np.asarray(z, dtype=float) * self.width
+        return special.expit(v) if self.transform == "logit" else v
+
+    def censoring(self, scores) -> np.ndarray:
+        """-1 for scores at or below the clip (left-censored), +1 at or above it, else 0."""
+        s = np.asarray(scores, dtype=float)
+        if self.transform != "logit":
+            return np.zeros(s.shape, dtype=np.int8)
+        return (np.where(s >= 1 - PROBABILITY_EPS, 1, 0) - np.where(s <= PROBABILITY_EPS, 1, 0)).astype(np.int8)
+
+
+#: Probabilities written by real pipelines overshoot [0, 1] by rounding or smoothing
+#: (one public file holds values up to 1 + 1e-5); such scores still count as probabilities.
+PROBABILITY_TOLERANCE = 1e-3
+
+
+def looks_like_probabilities(scores) -> bool:
+    """True when every score lies in [0, 1] (up to ``PROBABILITY_TOLERANCE``)."""
+    s = np.asarray(scores, dtype=float)
+    return bool(s.min() >= -PROBABILITY_TOLERANCE and s.max() <= 1 + PROBABILITY_TOLERANCE)
+
+
+def forward(scores, transform):
+    s = np.asarray(scores, dtype=float)
+    if transform == "logit":
+        return special.logit(np.clip(s, PROBABILITY_EPS, 1 - PROBABILITY_EPS))
+    return s
 
 
 @dataclass(frozen=True)
@@ -166,6 +219,7 @@ class ScoreData:
     n_unlabeled, n_neg, n_pos : (G,) integer counts per group.
     group : (N,) the group of each item.
     exact : True when every group holds a single distinct score.
+    censored : (G,) -1 / 0 / +1 per group (see :meth:`ScoreFrame.censoring`).
     """
 
     scores: np.ndarray
@@ -178,6 +232,7 @@ class ScoreData:
     n_pos: np.ndarray
     group: np.ndarray
     exact: bool
+    censored: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -211,7 +266,8 @@ def _pool(unique_z, counts, max_groups):
     return np.cumsum(new) - 1
 
 
-def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS) -> ScoreData:
+def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS,
+            transform="identity") -> ScoreData:
     """Validate user input and build the compressed :class:`ScoreData`."""
     s = as_scores(scores)
     y = as_labels(labels, s.size)
@@ -229,7 +285,7 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
             UserWarning,
             stacklevel=3,
         )
-    frame = ScoreFrame.from_scores(s, score_range)
+    frame = ScoreFrame.from_scores(s, score_range, transform=transform)
     unique_s, item_to_unique, counts = np.unique(s, return_inverse=True, return_counts=True)
     unique_z = frame.to_unit(unique_s)
     exact = unique_s.size <= max_groups
@@ -255,4 +311,5 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
         n_pos=n_pos.astype(np.int64),
         group=group,
         exact=exact,
+        censored=frame.censoring(unique_s[first_of_group]),
     )

@@ -14,6 +14,11 @@ def simulate_scores(neg, pos, theta, n, seed):
     return z, y
 
 
+#: spe.fit options for the score mixture alone on scores drawn from itself: unit scores
+#: are not probabilities, so the model sees them on their own (identity) scale.
+MIXTURE_ON_MODEL_DATA = {"model": "mixture", "probabilities": False}
+
+
 def hide_labels(y, n_labeled, seed):
     """Keep n_labeled random labels, NaN elsewhere."""
     rng = np.random.default_rng(seed)

@@ -93,7 +93,7 @@ def test_spe_prior_moments_match_label_draws():
     rng = np.random.default_rng(0)
     draws = []
     for m in rng.choice(res.n_draws, 3000, p=res.weights):
-        pm = res.model.prob_positive(res.posterior.theta[m : m + 1], res.data.z)[0][res.data.group]
+        pm = res.group_prob[m][res.data.group]
         yl = np.where(np.isnan(labels), rng.random(z.size) < pm, labels)
         draws.append(np.bincount(groups, weights=(yl == predicted)) / np.bincount(groups))
     draws = np.array(draws)

@@ -13,6 +13,7 @@ X_OUTSIDE_UNIT = np.array([-0.5, -1e-3, 1.001, 2.0])
 
 GRIDS = {
     "truncnorm": ([-0.5, 0.1, 0.5, 1.3], [0.02, 0.1, 0.5, 3.0]),
+    "normal": ([-0.5, 0.1, 0.5, 1.3], [0.02, 0.1, 0.5, 3.0]),
     "trunct": ([-0.5, 0.2, 0.9, 1.5], [0.03, 0.2, 1.0], [1.5, 4.0, 30.0]),
     "skewnorm": ([-0.2, 0.4, 1.1], [0.03, 0.2, 1.0], [-6.0, 0.0, 2.5]),
     "gamma": ([0.5, 1.0, 2.0, 15.0], [0.01, 0.1, 1.0]),
@@ -34,6 +35,21 @@ def reference(name, params):
         base = stats.t(df, loc=mu, scale=sigma)
         return lambda x: np.where((x >= 0) & (x <= 1), base.logpdf(x) - np.log(mass), -np.inf)
     return FAMILIES[name].scipy_dist(params).logpdf
+
+
+CDF_FAMILIES = ("normal", "skewnorm")  # hand-written cdf / survival function (hot on censored scores)
+
+
+@pytest.mark.parametrize("name", CDF_FAMILIES)
+def test_closed_form_cdf_sf_and_median_match_scipy(name):
+    fam = FAMILIES[name]
+    x = np.concatenate([X_INSIDE, X_OUTSIDE_UNIT])
+    for params in itertools.product(*GRIDS[name]):
+        ref = fam.scipy_dist(params)
+        p = tuple(np.float64(v) for v in params)
+        np.testing.assert_allclose(np.exp(fam.logcdf(x, p)), ref.cdf(x), atol=1e-10, err_msg=f"{name} {params}")
+        np.testing.assert_allclose(np.exp(fam.logsf(x, p)), ref.sf(x), atol=1e-10, err_msg=f"{name} {params}")
+        np.testing.assert_allclose(fam.median(p), ref.median(), atol=1e-9, err_msg=f"{name} {params}")
 
 
 def test_every_family_has_a_grid():

@@ -81,7 +81,10 @@ def test_candidate_pairs_forms():
         ("gamma", "truncnorm"), ("gamma", "gamma-reflected"),
     ]
     assert candidate_pairs(("gamma", "truncnorm")) == [("gamma", "truncnorm")]
-    assert len(candidate_pairs("all")) == 100
+    assert len(candidate_pairs("all")) == 121
+    assert candidate_pairs("auto", open_scale=True) == [
+        ("normal", "normal"), ("normal", "skewnorm"), ("skewnorm", "normal"), ("skewnorm", "skewnorm"),
+    ]
     assert candidate_pairs([("beta", "beta")]) == [("beta", "beta")]
     with pytest.raises(ValueError, match="unknown family"):
         candidate_pairs(("gamma", "nope"))

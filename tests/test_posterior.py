@@ -12,7 +12,7 @@ from spe.model import MixtureModel
 from spe.posterior import SamplingWarning, importance_sample, run_emcee, sample_posterior
 from spe.scores import prepare
 
-from .helpers import hide_labels, simulate_scores
+from .helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
 THETA = [0.3, 2.0, 0.1, 0.7, 0.12]
 GRID = np.linspace(0.05, 0.95, 19)
@@ -41,8 +41,10 @@ def test_importance_sampling_agrees_with_emcee():
 def test_importance_sampling_and_emcee_agree_on_precision():
     z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=17)
     labels = hide_labels(y, 10, seed=18)
-    r_is = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="is", seed=1, n_draws=2000)
-    r_mc = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="emcee", seed=1, n_draws=2000)
+    r_is = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="is", seed=1, n_draws=2000,
+                   **MIXTURE_ON_MODEL_DATA)
+    r_mc = spe.fit(z, labels, families=("gamma", "truncnorm"), inference="emcee", seed=1, n_draws=2000,
+                   **MIXTURE_ON_MODEL_DATA)
     assert r_mc.posterior.method == "emcee"
     grid = np.array([0.2, 0.5, 0.8])
     c_is, c_mc = r_is.pr_curve(grid), r_mc.pr_curve(grid)
@@ -66,12 +68,14 @@ def test_sample_band_covers_the_truth_over_many_seeds():
         rng = np.random.default_rng(seed)
         theta = [rng.uniform(0.15, 0.45), 2.0, 0.1, rng.uniform(0.55, 0.75), 0.12]
         z, y = simulate_scores("gamma", "truncnorm", theta, 1000, seed)
+        # The model's frame: the Gamma's origin is 0 (the observed minimum would misplace it,
+        # measured: coverage 0.80 instead of 0.91).
         res = spe.fit(z, hide_labels(y, 10, seed), families=("gamma", "truncnorm"),
-                      seed=seed, n_draws=400)
+                      seed=seed, n_draws=400, score_range=(0.0, max(1.0, z.max())), **MIXTURE_ON_MODEL_DATA)
         c = res.pr_curve(GRID, level=0.9)
         truth = true_sample_curve(res, y, GRID)
         coverage.append(np.mean((truth >= c.lower) & (truth <= c.upper)))
-    assert np.mean(coverage) >= 0.8
+    assert np.mean(coverage) >= 0.85
 
 
 def test_auto_falls_back_to_emcee_when_weights_degenerate(monkeypatch):

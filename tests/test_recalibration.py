@@ -5,7 +5,7 @@ import pytest
 
 import spe
 
-from .helpers import hide_labels, simulate_scores
+from .helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
 THETA = [0.3, 2.0, 0.1, 0.68, 0.12]
 
@@ -22,7 +22,7 @@ def test_chosen_threshold_meets_constraints_at_stated_rate():
     for seed in range(40):
         z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed)
         res = spe.fit(z, hide_labels(y, 30, seed), families=("gamma", "truncnorm"),
-                      seed=seed, n_draws=400)
+                      seed=seed, n_draws=400, **MIXTURE_ON_MODEL_DATA)
         dec = res.choose_threshold(min_precision=0.9, min_recall=0.8, confidence=0.9)
         if not dec.feasible:
             continue
@@ -47,7 +47,7 @@ def test_prob_positive_and_calibrate_are_calibrated(seed):
     # Data from the model *including its frame*: both supports are exactly [0, 1].
     z, y = simulate_scores("truncnorm", "truncnorm", [0.3, 0.3, 0.12, 0.68, 0.12], 5000, seed)
     labels = hide_labels(y, 20, seed=seed)
-    res = spe.fit(z, labels, seed=seed, n_draws=500, score_range=(0, 1))
+    res = spe.fit(z, labels, seed=seed, n_draws=500, score_range=(0, 1), **MIXTURE_ON_MODEL_DATA)
     p = res.prob_positive()
     unl = np.isnan(labels)
     assert expected_calibration_error(p[unl], y[unl]) <= 0.03

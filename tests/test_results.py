@@ -44,13 +44,33 @@ def test_summary_text_and_dict(res):
     assert summ.to_json()
 
 
+def _group(idata, name):
+    return getattr(idata, name) if hasattr(idata, name) else idata[name]
+
+
 def test_inference_data_export(res):
-    idata = res.to_inference_data(seed=0)
-    post = idata.posterior if hasattr(idata, "posterior") else idata["posterior"]
-    assert float(post["pi"].mean()) == pytest.approx(res.prevalence(kind="population").mean, abs=0.02)
-    raw = res.to_inference_data(resample=False)
-    stats = raw.sample_stats if hasattr(raw, "sample_stats") else raw["sample_stats"]
-    np.testing.assert_allclose(np.exp(stats["log_weight"].values.ravel()), res.weights)
+    both = res.to_inference_data()
+    assert set(both) == {"mixture", "platt"}  # ready for az.compare
+    mix = res.fits["mixture"]
+    post = _group(both["mixture"], "posterior")
+    pi_mean = float(mix.weights @ mix.posterior.theta[:, 0])
+    assert float(post["pi"].mean()) == pytest.approx(pi_mean, abs=0.02)
+    loglik = _group(both["platt"], "log_likelihood")["y"].values
+    assert loglik.shape == (1, res.fits["platt"].n_draws, 12) and np.all(loglik <= 0)
+    raw = res.to_inference_data(model="mixture", resample=False)
+    np.testing.assert_allclose(np.exp(_group(raw, "sample_stats")["log_weight"].values.ravel()), mix.weights)
+    from spe.stacking import import_arviz
+
+    assert np.isfinite(float(import_arviz().loo(both["platt"]).elpd_loo))
+
+
+def test_exports_and_resampling_are_reproducible_from_the_fit_seed(res):
+    np.testing.assert_array_equal(res.resample(), res.resample())
+    a = _group(res.to_inference_data(model="mixture"), "posterior")["pi"].values
+    b = _group(res.to_inference_data(model="mixture"), "posterior")["pi"].values
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="no score model 'nope'"):
+        res.to_inference_data(model="nope")
 
 
 def test_argument_validation(res):

@@ -57,8 +57,8 @@ def spe_group_moments(result, groups, predicted=None):
     data = result.data
     g = _check_groups(groups, data.n_items)
     n_groups = int(g.max()) + 1
-    theta, w = result.posterior.theta, result.weights
-    p_by_score = result.model.prob_positive(theta, data.z)  # (M, score groups)
+    w = result.weights
+    p_by_score = result.group_prob  # (M, score groups): the label posterior, any score model
     if predicted is None:
         flip = np.zeros(data.n_items, dtype=bool)
     else:
@@ -68,7 +68,7 @@ def spe_group_moments(result, groups, predicted=None):
         flip = pred == 0.0
     known = data.is_labeled
     known_correct = np.where(flip, 1.0 - data.labels, data.labels)
-    m = theta.shape[0]
+    m = w.size
     mean_m = np.zeros((m, n_groups))
     var_m = np.zeros((m, n_groups))
     step = max(1, _BLOCK_ELEMENTS // m)

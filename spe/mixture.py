@@ -1,0 +1,94 @@
+"""The SPE score mixture as one score model: family choice, misfit pricing, posterior.
+
+    families (BIC, plain posterior) -> misfit of the marginal (:mod:`spe.misfit`)
+    -> coarsened MAP (unlabeled likelihood ** zeta) -> importance sampling / emcee
+
+What leaves this module is a :class:`MixtureFit`: weighted parameter draws and
+P(y = 1 | score) under each of them, the interface every score model offers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import misfit as M
+from .fitting import MapFit, SelectionRow, candidate_pairs, fit_map, select_families, starting_points
+from .posterior import Posterior, sample_posterior
+from .scores import ScoreData
+
+_BLOCK_ELEMENTS = 2_000_000
+
+
+@dataclass
+class MixtureFit:
+    """A fitted (possibly coarsened) mixture and its posterior draws."""
+
+    data: ScoreData
+    map_fit: MapFit
+    selection: list[SelectionRow]
+    posterior: Posterior
+    misfit: M.Misfit
+    name: str = "mixture"
+
+    @property
+    def model(self):
+        return self.map_fit.model
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.posterior.weights
+
+    @property
+    def n_draws(self) -> int:
+        return self.posterior.n_draws
+
+    def prob_positive(self, scores) -> np.ndarray:
+        """(M, n) P(y = 1 | s) under each draw; scores outside the frame are clamped to it."""
+        frame = self.data.frame
+        z = np.clip(frame.to_unit(scores), 0.0, 1.0)
+        censored = frame.censoring(scores)
+        theta = self.posterior.theta
+        out = np.empty((theta.shape[0], z.size))
+        step = max(1, _BLOCK_ELEMENTS // max(theta.shape[0], 1))
+        for start in range(0, z.size, step):
+            sl = slice(start, start + step)
+            out[:, sl] = self.model.prob_positive(theta, z[sl], censored[sl])
+        return out
+
+    def draws(self) -> dict[str, np.ndarray]:
+        return {name: self.posterior.theta[:, j] for j, name in enumerate(self.model.names)}
+
+    def describe(self) -> dict:
+        post = self.posterior
+        return {
+            "model": "two-component score mixture (SPE)",
+            "families": {"negative": self.model.spec[0], "positive": self.model.spec[1]},
+            "map_params": self.map_fit.params,
+            "misfit": self.misfit.as_dict(),
+            "inference": post.method,
+            "proposal": post.proposal,
+            "pareto_khat": None if np.isnan(post.khat) else post.khat,
+            "importance_khat": None if np.isnan(post.importance_khat) else post.importance_khat,
+            "ess": post.ess,
+            "map_start_spread": self.map_fit.start_spread,
+        }
+
+
+def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n_draws=1000,
+                rng, inference="auto", proposal="student_t", progress=False) -> MixtureFit:
+    """Choose families by BIC, price the misfit, and draw the (coarsened) posterior."""
+    pairs = candidate_pairs(families, open_scale=data.frame.transform == "logit")
+    best, rows = select_families(data, pairs, prior=prior)
+    misfit = M.measure(lambda z: best.model.marginal_cdf(best.theta, z), data.z, data.n_total,
+                       best.model.n_params)
+    if coarsen and misfit.zeta < 1.0:
+        coarse = best.model.coarsened(misfit.zeta)
+        # The plain MAP, and the starts that do not lean on the unlabeled shape.
+        starts = [("plain MAP", best.u)] + [(label, u) for label, u in starting_points(coarse, data)
+                                            if label.startswith(("labeled", "top-0.50"))]
+        best = fit_map(coarse, data, starts=starts)
+    posterior = sample_posterior(best, data, n_draws=n_draws, rng=rng, inference=inference,
+                                 proposal=proposal, progress=progress)
+    return MixtureFit(data=data, map_fit=best, selection=rows, posterior=posterior, misfit=misfit)

@@ -1,0 +1,183 @@
+"""Score models behind the label posterior: calibration maps, misfit, LOO weights, pooling.
+
+Statistical checks are seeded: simulation-based calibration (Talts et al. 2018) of the
+calibration maps and of the mixture posterior, misfit under a correct and a wrong model,
+weights that follow predictive accuracy.
+"""
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+import spe
+from spe import misfit
+from spe.calibration_maps import (
+    CALIBRATED_PRIOR,
+    Features,
+    _gradient_hessian,
+    _log_posterior,
+    fit_calibration_map,
+)
+from spe.label_posterior import allocate, combine
+from spe.priors import Beta, LogNormal, Normal
+from spe.stacking import stacking_weights
+
+from .helpers import simulate_scores
+
+
+def posterior_cdf_at(draws, weights, value):
+    """Weighted posterior CDF at the true value: Uniform(0, 1) under a calibrated posterior."""
+    return float(np.sum(weights * (draws < value)) + 0.5 * np.sum(weights * (draws == value)))
+
+
+@pytest.mark.parametrize("kind", ["platt", "beta"])
+def test_calibration_map_gradient_and_hessian_match_finite_differences(kind):
+    rng = np.random.default_rng(0)
+    s = rng.uniform(0.01, 0.99, 40)
+    feats = Features.for_scores(kind, s, probabilities=True)
+    x, y = feats(s), (rng.random(40) < s).astype(float)
+    u = rng.normal(0, 0.5, 1 + feats.n_slopes)
+    grad, hess = _gradient_hessian(u, x, y, CALIBRATED_PRIOR)
+    h = 1e-5
+    eye = np.eye(u.size) * h
+    f = lambda v: _log_posterior(v[None, :], x, y, CALIBRATED_PRIOR)[0]  # noqa: E731
+    fd_grad = np.array([(f(u + e) - f(u - e)) / (2 * h) for e in eye])
+    fd_hess = np.array([[(f(u + a + b) - f(u + a - b) - f(u - a + b) + f(u - a - b)) / (4 * h * h)
+                         for b in eye] for a in eye])
+    np.testing.assert_allclose(grad, fd_grad, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(hess, fd_hess, rtol=1e-3, atol=1e-3)
+
+
+def test_calibration_map_posterior_is_calibrated_sbc():
+    """Parameters drawn from the prior, labels from the map: posterior CDFs are uniform."""
+    rng = np.random.default_rng(1)
+    ranks = {"c": [], "b": []}
+    for rep in range(150):
+        c = rng.normal(CALIBRATED_PRIOR.c_mean, CALIBRATED_PRIOR.c_sd)
+        b = np.exp(rng.normal(CALIBRATED_PRIOR.u_mean, CALIBRATED_PRIOR.u_sd))
+        s = special.expit(rng.normal(0, 2, 40))
+        y = (rng.random(40) < special.expit(c + b * special.logit(s))).astype(float)
+        fit = fit_calibration_map("platt", s, y, probabilities=True, n_draws=400,
+                                  rng=np.random.default_rng(rep))
+        ranks["c"].append(posterior_cdf_at(fit.c, fit.weights, c))
+        ranks["b"].append(posterior_cdf_at(fit.slopes[:, 0], fit.weights, b))
+    for name, u in ranks.items():
+        u = np.asarray(u)
+        assert stats.kstest(u, "uniform").pvalue > 0.01, name
+        assert 0.8 <= np.mean((u > 0.05) & (u < 0.95)) <= 0.97, name
+
+
+def test_calibration_map_without_labels_is_the_prior_and_recovers_with_many():
+    s = special.expit(np.random.default_rng(2).normal(0, 2, 3000))
+    none = fit_calibration_map("platt", s, np.full(s.size, np.nan), probabilities=True, n_draws=2000,
+                               rng=np.random.default_rng(0))
+    np.testing.assert_allclose(none.weights, 1 / 2000)
+    assert np.mean(none.c) == pytest.approx(0.0, abs=0.1)
+    assert np.std(np.log(none.slopes[:, 0])) == pytest.approx(CALIBRATED_PRIOR.u_sd, rel=0.1)
+    y = (np.random.default_rng(3).random(s.size) < special.expit(0.7 + 0.5 * special.logit(s))).astype(float)
+    many = fit_calibration_map("platt", s, y, probabilities=True, n_draws=2000, rng=np.random.default_rng(0))
+    assert many.weights @ many.c == pytest.approx(0.7, abs=0.15)
+    assert many.weights @ many.slopes[:, 0] == pytest.approx(0.5, abs=0.08)
+    assert many.khat < 0.7
+
+
+def test_beta_map_nests_platt_and_handles_exact_zeros_and_ones():
+    s = np.array([0.0, 1e-9, 0.2, 0.5, 0.8, 1.0, 1.0])
+    feats = Features.for_scores("beta", s, probabilities=True)
+    x = feats(s)
+    assert np.all(np.isfinite(x))
+    # equal slopes = Platt on the logit: log s + (-log(1 - s)) = logit s
+    np.testing.assert_allclose(x.sum(axis=1), Features.for_scores("platt", s, True)(s)[:, 0])
+
+
+def test_misfit_is_zero_under_the_model_and_large_under_a_wrong_one():
+    rng = np.random.default_rng(4)
+    zero = 0
+    for rep in range(20):
+        z = np.sort(rng.normal(0.5, 0.1, 3000))
+        m = misfit.measure(lambda t: stats.norm.cdf(t, 0.5, 0.1), z, np.ones(z.size), n_params=0)
+        zero += m.zeta == 1.0
+    assert zero >= 17  # the noise allowance is the 95% quantile
+    z = np.sort(np.concatenate([rng.normal(0.3, 0.05, 1500), rng.normal(0.7, 0.05, 1500)]))
+    wrong = misfit.measure(lambda t: stats.norm.cdf(t, 0.5, 0.2), z, np.ones(z.size), n_params=2)
+    assert wrong.zeta < 0.05 and wrong.excess > 0.05
+    assert "does not fit" in wrong.verdict()
+
+
+def test_loo_weights_follow_predictive_accuracy():
+    rng = np.random.default_rng(5)
+    y = (rng.random(30) < 0.5).astype(float)
+    good = np.log(np.where(y == 1, 0.9, 0.9))[None, :] + rng.normal(0, 0.01, (500, 30))
+    bad = np.log(np.where(y == 1, 0.3, 0.3))[None, :] + rng.normal(0, 0.01, (500, 30))
+    for method in ("BB-pseudo-BMA", "stacking"):
+        w = stacking_weights({"good": good, "bad": bad}, method)
+        assert w["good"] > 0.95 and sum(w.values()) == pytest.approx(1.0)
+    same = stacking_weights({"a": good, "b": good.copy()}, "BB-pseudo-BMA")
+    assert same["a"] == pytest.approx(0.5, abs=0.05)
+    with pytest.raises(ValueError, match="method must be one of"):
+        stacking_weights({"a": good, "b": bad}, "bma")
+
+
+def test_allocation_is_exact_and_pooled_draws_are_reproducible():
+    assert allocate([0.333, 0.333, 0.334], 100).sum() == 100
+    assert list(allocate([1.0, 0.0], 7)) == [7, 0]
+    z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=6)
+    labels = np.where(np.arange(600) < 20, y, np.nan)
+    a = spe.fit(z, labels, seed=3, n_draws=300)
+    b = spe.fit(z, labels, seed=3, n_draws=300)
+    np.testing.assert_array_equal(a.label_posterior.source, b.label_posterior.source)
+    np.testing.assert_array_equal(a.positive_counts, b.positive_counts)
+    assert a.n_draws == 300 and sum(a.model_weights.values()) == pytest.approx(1.0)
+    assert set(a.model_weights) == {"mixture", "platt"}
+    shares = np.bincount(a.label_posterior.source, minlength=2) / 300
+    np.testing.assert_allclose(shares, list(a.model_weights.values()), atol=1 / 300 + 1e-12)
+
+
+def test_zero_labels_use_prior_weights():
+    z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
+    res = spe.fit(z, None, seed=0, n_draws=200)
+    assert res.model_weights == {"mixture": 0.5, "platt": 0.5}
+    assert "prior weights" in res.label_posterior.weighting
+    lone = combine({"platt": res.fits["platt"]}, np.array([]), np.array([]), n_draws=200,
+                   rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(lone.weights, res.fits["platt"].weights)
+
+
+def test_mixture_posterior_passes_simulation_based_calibration():
+    """Talts et al. (2018): theta from the prior, data from the model, posterior CDF uniform.
+
+    A prior tight enough that every simulated data set is a proper two-class mixture (the
+    package defaults are too vague to simulate from); the plain posterior (no coarsening).
+    """
+    prior = {"pi": Beta(4, 6), "neg.mu": Normal(0.35, 0.05), "neg.sigma": LogNormal(np.log(0.1), 0.2),
+             "pos.mu": Normal(0.65, 0.05), "pos.sigma": LogNormal(np.log(0.1), 0.2)}
+    rng = np.random.default_rng(8)
+    u_pi, u_mu = [], []
+    for rep in range(40):
+        theta = [stats.beta.rvs(4, 6, random_state=rng), rng.normal(0.35, 0.05),
+                 np.exp(rng.normal(np.log(0.1), 0.2)), rng.normal(0.65, 0.05), np.exp(rng.normal(np.log(0.1), 0.2))]
+        z, y = simulate_scores("truncnorm", "truncnorm", theta, 300, seed=rep)
+        labels = np.where(np.arange(300) < 10, y, np.nan)
+        res = spe.fit(z, labels, model="mixture", families=("truncnorm", "truncnorm"), prior=prior,
+                      coarsen=False, score_range=(0, 1), probabilities=False, n_draws=400, seed=rep)
+        post = res.posterior
+        u_pi.append(posterior_cdf_at(post.theta[:, 0], post.weights, theta[0]))
+        u_mu.append(posterior_cdf_at(post.theta[:, 3], post.weights, theta[3]))
+    for u in (u_pi, u_mu):
+        assert stats.kstest(u, "uniform").pvalue > 0.01
+        assert np.mean((np.asarray(u) > 0.05) & (np.asarray(u) < 0.95)) >= 0.75
+
+
+def test_probability_scores_use_a_censored_logit_frame():
+    rng = np.random.default_rng(9)
+    y = (rng.random(1500) < 0.3).astype(float)
+    s = special.expit(np.where(y == 1, rng.normal(3, 1.5, 1500), rng.normal(-3, 1.5, 1500)))
+    s[:200] = np.where(y[:200] == 1, 1.0, 0.0)  # rounding: exact 0s and 1s
+    res = spe.fit(s, np.where(np.arange(1500) % 50 == 0, y, np.nan), seed=0, n_draws=300)
+    frame = res.data.frame
+    assert frame.transform == "logit"
+    assert res.data.censored[0] == -1 and res.data.censored[-1] == 1
+    assert res.families[0] in ("normal", "skewnorm")
+    p = res.prob_positive()
+    assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))
+    assert res.prevalence().lower <= y.mean() <= res.prevalence().upper
