@@ -80,6 +80,7 @@ FILES = {
 }
 QUICK_CASES = ("imdb ovr", "bank ovr", "20news top1")
 MARKERS = ("<!-- real-benchmark:start -->", "<!-- real-benchmark:end -->")
+README_MARKERS = ("<!-- real-summary:start -->", "<!-- real-summary:end -->")
 
 
 # ---- metric functions (tested in tests/test_real_benchmark.py) ------------------------
@@ -549,16 +550,53 @@ def report(results, args_text):
     return "\n".join(lines)
 
 
-def write_section(text):
-    path = HERE / "RESULTS.md"
+def write_section(text, path=HERE / "RESULTS.md", markers=MARKERS):
+    """Replace the text between ``markers`` in ``path`` (append the block if absent)."""
     old = path.read_text() if path.exists() else "# spe benchmark results\n"
-    block = f"{MARKERS[0]}\n{text}\n{MARKERS[1]}"
-    if MARKERS[0] in old:
-        head, rest = old.split(MARKERS[0], 1)
-        new = head + block + rest.split(MARKERS[1], 1)[1]
+    block = f"{markers[0]}\n{text}\n{markers[1]}"
+    if markers[0] in old:
+        head, rest = old.split(markers[0], 1)
+        new = head + block + rest.split(markers[1], 1)[1]
     else:
         new = old.rstrip() + "\n\n" + block + "\n"
     path.write_text(new)
+
+
+def readme_summary(results) -> str:
+    """The README's block: targets over cases and the SSME protocol, from stored results."""
+    rows, methods = results["rows"], results["methods"]
+    lines = [
+        f"From `python benchmarks/real.py` (run {results['date']}, commit {results['commit']}; "
+        f"{len({r['case'] for r in rows})} cases, {max(r['trials'] for r in rows)} trials per label "
+        "budget; full tables in `benchmarks/RESULTS.md`). Targets of the honesty issue over cases at "
+        "10/20/50 labels (band coverage >= 0.85 mean and >= 0.6 per case; interval score <= 0.7x the "
+        "bootstrap band's; scalar coverage >= 0.8; win rate >= 0.75; error <= 0.6x the labels alone):",
+        "",
+        table(headline(rows, methods), ["method", "band_cov_mean", "band_cov_min_case", "iscore_vs_boot",
+                                        "prev_cov", "ap_cov", "acc_cov", "win_rate", "err_ratio",
+                                        "max_ratio_100", "falls_10_to_100"]),
+        "",
+    ]
+    if results.get("ssme_summary"):
+        lines += [
+            f"SSME's protocol (20 labels + 1,000 unlabeled, truth on a held-out half, {results['ssme_seeds']} "
+            "seeds; mean absolute error in points, mean over each file's models):",
+            "",
+            table(results["ssme_summary"], ["file", "method", "models", "accuracy", "auc", "auprc", "ece",
+                                            "accuracy_ratio", "auc_ratio", "auprc_ratio"]),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def rebuild_report(path=HERE / "results" / "real.json"):
+    """Regenerate the RESULTS.md section, the figure and the README block from stored results."""
+    results = json.loads(path.read_text())
+    text = report(results, results.get("args", ""))
+    write_section(text)
+    write_section(readme_summary(results), ROOT / "README.md", README_MARKERS)
+    figure(results["rows"], results["methods"], ROOT / "figures" / "real_benchmark.png")
+    print(text)
 
 
 def figure(rows, methods, path):
@@ -609,7 +647,13 @@ def main(argv=None):
                     help="trials per budget for the spe 0.1 `mixture` reference (default: --trials)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--json", default=None, help="also write the raw results to this JSON file")
+    ap.add_argument("--report", action="store_true",
+                    help="run nothing: rebuild the RESULTS.md section, README block and figure from "
+                         "benchmarks/results/real.json")
     args = ap.parse_args(argv)
+    if args.report:
+        rebuild_report()
+        return
     quick = args.quick
     budgets = tuple(args.budgets or ((10, 50) if quick else BUDGETS))
     trials = args.trials or (5 if quick else 20)
@@ -652,6 +696,7 @@ def main(argv=None):
         results["ssme"] = aggregate_ssme(ssme_results, ssme_methods)
         results["ssme_summary"] = summary_by_file(results["ssme"])
     args_text = "" if not argv and len(sys.argv) == 1 else " " + " ".join(argv or sys.argv[1:])
+    results["args"] = args_text
     text = report(results, args_text)
     print(text)
     if args.json:
@@ -660,8 +705,9 @@ def main(argv=None):
         (HERE / "results").mkdir(exist_ok=True)
         (HERE / "results" / "real.json").write_text(json.dumps(results, indent=1, default=float))
         write_section(text)
+        write_section(readme_summary(results), ROOT / "README.md", README_MARKERS)
         figure(rows, methods, ROOT / "figures" / "real_benchmark.png")
-        log(f"wrote {HERE / 'RESULTS.md'} (real-score section) and figures/real_benchmark.png")
+        log(f"wrote {HERE / 'RESULTS.md'} (real-score section), the README block and figures/real_benchmark.png")
 
 
 def _has_ssme_lite():

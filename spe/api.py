@@ -15,7 +15,7 @@ from .mixture import fit_mixture
 from .calibration_maps import fit_calibration_map
 from .posterior import DEFAULT_PROPOSAL, PROPOSALS
 from .results import SPEResult
-from .scores import DEFAULT_MAX_GROUPS, as_scores, looks_like_probabilities, prepare
+from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities, prepare
 
 
 def _child_seeds(seed, n):
@@ -53,7 +53,7 @@ def _score_models(model) -> tuple[str, ...]:
 
 def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score_range=None,
         probabilities=None, mixture_scale="auto", coarsen=True, stacking="BB-pseudo-BMA",
-        n_draws=1000, inference="auto",
+        n_draws=1000, inference="auto", higher_is_positive=True, positive_label=None,
         proposal=DEFAULT_PROPOSAL, seed=None, max_groups=DEFAULT_MAX_GROUPS,
         progress=False) -> SPEResult:
     """Fit score models to all scores and the labels, and draw the labels' posterior.
@@ -63,7 +63,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     scores : array-like of shape (N,)
         Classifier scores for every item; higher means "more positive". Any real scale.
     labels : array-like of shape (N,), optional
-        1 (positive), 0 (negative) or NaN/None (unlabeled). ``None``: no labels at all.
+        1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled;
+        ``None``: no labels at all. See ``positive_label`` for other codings.
     model : "auto", "mixture", "platt", "beta" or a list of them
         The score models: the SPE score mixture, and two Bayesian calibration maps
         (Platt scaling and beta calibration, :mod:`spe.calibration_maps`). ``"auto"`` fits
@@ -111,6 +112,14 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         Above this many distinct scores, scores are pooled into fine bins.
     progress : bool
         Show emcee's progress bar when MCMC runs.
+    positive_label : optional
+        The label value that means positive (e.g. ``"toxic"``); every other non-missing
+        value is then negative.
+    higher_is_positive : bool
+        ``False`` when lower scores mean positive: the scores are reversed (1 - s for
+        probabilities, -s otherwise) and every threshold refers to the reversed score.
+        When the labels alone say the scores run the wrong way (P(AUROC < 0.5) > 0.95,
+        with at least 3 labeled items of each class), ``fit`` refuses and says so.
 
     Returns
     -------
@@ -128,6 +137,12 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     if "mixture" in models:
         candidate_pairs(families)  # refuse a bad family name before any work
     s = as_scores(scores)
+    if not isinstance(higher_is_positive, (bool, np.bool_)):
+        raise TypeError(f"higher_is_positive must be True or False, got {higher_is_positive!r}")
+    if not higher_is_positive:
+        s = 1.0 - s if looks_like_probabilities(s) else -s
+    labels = as_labels(labels, s.size, positive_label=positive_label)
+    check_orientation(s, labels)
     if probabilities is None:
         probabilities = looks_like_probabilities(s)
     if probabilities and not looks_like_probabilities(s):

@@ -22,8 +22,8 @@ import numpy as np
 from . import curves as C
 from .api import fit
 from .posterior import SamplingWarning
+from .scores import as_labels
 
-MISSING = {"", "na", "nan", "n/a", "none", "null", "?"}
 DEMO_FILE = "digits_svm3.csv"
 
 
@@ -89,28 +89,19 @@ def _parse_scores(cells, name) -> np.ndarray:
     return out
 
 
-def _parse_labels(cells, name) -> np.ndarray:
-    out = np.empty(len(cells))
-    for i, cell in enumerate(cells):
-        low = cell.lower()
-        if low in MISSING:
-            out[i] = np.nan
-        elif low in ("1", "1.0", "true", "yes", "pos", "positive"):
-            out[i] = 1.0
-        elif low in ("0", "0.0", "false", "no", "neg", "negative"):
-            out[i] = 0.0
-        else:
-            raise CLIError(
-                f"label column {name!r}, row {i + 2}: {cell!r} is not 0/1 (blank or NA = unlabeled)"
-            )
-    return out
+def _parse_labels(cells, name, positive_label=None) -> np.ndarray:
+    try:
+        return as_labels(cells, len(cells), positive_label=positive_label, row_offset=2)
+    except ValueError as exc:
+        raise CLIError(f"label column {name!r}: {exc}".replace("positive_label=", "--positive-label")) from None
 
 
-def load_data(path, score_col, label_col=None):
+def load_data(path, score_col, label_col=None, positive_label=None):
     path = Path(path)
     table = _read_table(path)
     scores = _parse_scores(_column(table, score_col, path), score_col)
-    labels = None if label_col is None else _parse_labels(_column(table, label_col, path), label_col)
+    labels = (None if label_col is None
+              else _parse_labels(_column(table, label_col, path), label_col, positive_label))
     return scores, labels
 
 
@@ -127,7 +118,9 @@ def _fit_result(scores, labels, args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
         res = fit(
-            scores, labels, families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
+            scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,
+            families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
+            higher_is_positive=not args.lower_is_positive,
             score_range=args.score_range, progress=sys.stderr.isatty(),
         )
     for w in caught:
@@ -179,6 +172,9 @@ def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
             "pr_area_error_spe": pr.area_between(truth),
             "true_precision": truth.tolist(),
         }
+    summary["figures"] = ["fit.png", "pr.png", "reliability.png", "roc.png"]
+    # The summary first: a figure that fails must not cost the user the numbers.
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     figures = {
         "fit.png": lambda ax: res.plot_fit(ax, level=level),
         "pr.png": lambda ax: res.plot_pr(ax, level=level, true_labels=true_labels),
@@ -187,14 +183,12 @@ def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
     }
     for name, draw in figures.items():
         _save_figure(out / name, draw)
-    summary["figures"] = sorted(figures)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary
 
 
 # ---- commands --------------------------------------------------------------------------
 def cmd_fit(args):
-    scores, labels = load_data(args.data, args.score_col, args.label_col)
+    scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
     summ = res.summary(args.level)
@@ -205,7 +199,7 @@ def cmd_fit(args):
 
 def cmd_threshold(args):
     C.check_level(args.confidence)
-    scores, labels = load_data(args.data, args.score_col, args.label_col)
+    scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = _fit_result(scores, labels, args)
     decision = res.choose_threshold(
         min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
@@ -246,9 +240,14 @@ def cmd_demo(args):
         f"  area between estimated and true PR curve: SPE {summary['demo_truth']['pr_area_error_spe']:.3f}, "
         f"labeled items only {np.trapezoid(np.abs(naive - true_pr), grid):.3f}"
     )
+    true_ap = float(C.sample_average_precision(C.labeled_sweep(scores, truth))[0])
+    print(f"  truth (all {scores.size} labels): prevalence {truth.mean():.3f}, average precision {true_ap:.3f}")
     decision = res.choose_threshold(min_precision=0.9, min_recall=0.8, confidence=0.9)
     print("  threshold for precision >= 0.9 and recall >= 0.8 with probability >= 0.9:")
     print("   ", str(decision).replace("\n", "\n    "))
+    chosen = scores >= decision.threshold
+    print(f"  on the full labels that threshold gives precision {truth[chosen].mean():.3f}, "
+          f"recall {truth[chosen].sum() / truth.sum():.3f}")
     print(f"wrote {out / 'summary.json'} and figures ({', '.join(summary['figures'])}) to {out}/")
 
 
@@ -308,6 +307,13 @@ def cmd_label(args, ask=input):
 
 
 def _add_fit_options(p):
+    p.add_argument("--model", default="auto",
+                   help="score models: 'auto' (default: mixture + platt, weighted by the labels), "
+                        "'mixture', 'platt', 'beta', or a comma-separated list")
+    p.add_argument("--positive-label", default=None,
+                   help="the label value meaning positive (others: negative); default 1/0, true/false, yes/no")
+    p.add_argument("--lower-is-positive", action="store_true",
+                   help="lower scores mean positive (scores are reversed; thresholds refer to the reversed score)")
     p.add_argument("--families", default=None,
                    help="'auto' (default), 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -1,4 +1,4 @@
-"""Performance curves and metrics from posterior draws (method.md section 3).
+"""Performance curves and metrics from posterior draws (docs/method.md, section 5).
 
 Two kinds:
 

@@ -1,4 +1,4 @@
-"""MAP fit by multistart L-BFGS-B, and the choice of families (method.md section 2.1).
+"""MAP fit by multistart L-BFGS-B, and the choice of families (docs/method.md, section 2a).
 
 The optimiser works on the unconstrained log posterior density. Its gradient is a
 central finite difference computed in *one* batched call of the model (2d + 1 rows),

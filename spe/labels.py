@@ -1,4 +1,4 @@
-"""Draws of the unknown labels given draws of P(y = 1 | score) (method.md section 2, step 4).
+"""Draws of the unknown labels given draws of P(y = 1 | score) (docs/method.md, section 1).
 
 Items sharing a group (a distinct score, or a fine bin of scores when N is huge) are
 thresholded together by every performance curve, so only the *number* of positives per

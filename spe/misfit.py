@@ -56,10 +56,10 @@ class Misfit:
     def verdict(self) -> str:
         if self.excess == 0.0:
             return "the mixture fits the score distribution within sampling noise"
-        if self.zeta >= 0.2:
-            return "the mixture misses the score distribution mildly; unlabeled scores are down-weighted"
-        return ("the mixture does not fit the score distribution; its unlabeled likelihood is "
-                f"worth only ~{self.effective_items:.0f} of the {self.n_items} scores")
+        worth = f"its unlabeled scores count as ~{self.effective_items:.0f} of {self.n_items}"
+        if self.zeta >= 0.1:
+            return f"the mixture misses the score distribution by more than sampling noise; {worth}"
+        return f"the mixture does not fit the score distribution; {worth}"
 
     def as_dict(self) -> dict:
         return {"kl": self.kl, "null_kl": self.null_kl, "excess": self.excess, "zeta": self.zeta,

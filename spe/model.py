@@ -1,4 +1,4 @@
-"""The two-component score mixture and its log posterior (method.md section 1).
+"""The two-component score mixture and its log posterior (docs/method.md, section 2a).
 
     p(s | theta) = (1 - pi) f0(s | phi0) + pi f1(s | phi1)
 
@@ -248,7 +248,7 @@ class MixtureModel:
         return z, y
 
     def prob_positive(self, theta, z, censored=None):
-        """P(y = 1 | z, theta) as a (B, len(z)) array (method.md 2.4)."""
+        """P(y = 1 | z, theta) as a (B, len(z)) array (docs/method.md, section 2a)."""
         pi, _, _ = self.split(theta)
         lf0, lf1 = self.component_logpdfs(theta, np.asarray(z, float), censored)
         with np.errstate(divide="ignore", invalid="ignore"):  # pi at 0 or 1: log(0) = -inf is meant

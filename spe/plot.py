@@ -8,7 +8,7 @@ Each function takes the result, an optional ``ax``, and returns the ``ax`` it dr
   naive labels-only curve (Fig. 1C, 2B);
 * :func:`plot_conditions`: probability that constraints hold vs threshold, with the
   chosen threshold (Fig. 4B);
-* :func:`plot_reliability`: reliability diagram of the recalibrated probabilities.
+* :func:`plot_reliability`: fraction of positives per score bin, with posterior bands.
 """
 
 from __future__ import annotations
@@ -32,15 +32,19 @@ def _axes(ax):
 
 
 def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
-    """Histogram of scores with the fitted components (1 - pi) f0 and pi f1 and bands."""
+    """Histogram of scores with the fitted components (1 - pi) f0, pi f1, their sum, and bands.
+
+    Drawn on the scale the mixture models: the score itself, or its logit for
+    probability scores (censored ends show as the outermost bars).
+    """
     ax = _axes(ax)
     d = res.data
     frame = d.frame
-    s = d.scores
-    ax.hist(s, bins=bins, density=True, color="0.8", edgecolor="0.6", label="all scores")
-    grid_s = np.linspace(s.min(), s.max(), n_grid)
-    z = frame.to_unit(grid_s)
     mixture = res._mixture()
+    v = frame.forward(d.scores)
+    ax.hist(v, bins=bins, density=True, color="0.8", edgecolor="0.6", label="all scores")
+    grid_v = np.linspace(v.min(), v.max(), n_grid)
+    z = (grid_v - frame.lower) / frame.width
     theta = mixture.posterior.theta
     lf0, lf1 = mixture.model.component_logpdfs(theta, z)
     pi = theta[:, :1]
@@ -48,20 +52,25 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
         "negative": np.exp(lf0) * (1 - pi) / frame.width,
         "positive": np.exp(lf1) * pi / frame.width,
     }
-    for (name, draws), color in zip(dens.items(), (NEG_COLOR, POS_COLOR)):
+    dens["total"] = dens["negative"] + dens["positive"]
+    for (name, draws), color in zip(dens.items(), (NEG_COLOR, POS_COLOR, "black")):
         mean, lower, upper = C.band(np.nan_to_num(draws), mixture.weights, level)
-        ax.plot(grid_s, mean, color=color, lw=2, label=f"{name} ({res.families[name == 'positive']})")
-        ax.fill_between(grid_s, lower, upper, color=color, alpha=0.25, lw=0)
+        label = "total (misfit shows here)" if name == "total" else f"{name} ({res.families[name == 'positive']})"
+        ax.plot(grid_v, mean, color=color, lw=1.2 if name == "total" else 2, ls="--" if name == "total" else "-",
+                label=label)
+        ax.fill_between(grid_v, lower, upper, color=color, alpha=0.35 if name != "total" else 0.15, lw=0)
     labeled = d.is_labeled
     if labeled.any():
         ymax = ax.get_ylim()[1]
         for cls, color in ((0, NEG_COLOR), (1, POS_COLOR)):
-            xs = s[labeled & (d.labels == cls)]
+            xs = v[labeled & (d.labels == cls)]
             ax.vlines(xs, 0, 0.06 * ymax, color=color, lw=1.5,
                       label=f"labeled {'positive' if cls else 'negative'} ({xs.size})")
-    ax.set_xlabel("classifier score")
+    ax.set_xlabel("logit(score)" if frame.transform == "logit" else "classifier score")
     ax.set_ylabel("density")
-    ax.set_title(f"Score mixture fit ({100 * level:g}% bands)")
+    zeta = mixture.misfit.zeta
+    ax.set_title(f"Score mixture fit ({100 * level:g}% bands; weight {res.model_weights['mixture']:.2f}, "
+                 f"zeta {zeta:.2g})", fontsize=10)
     ax.legend(fontsize=8)
     return ax
 
@@ -131,35 +140,53 @@ def plot_conditions(res, ax=None, *, min_precision=None, min_recall=None, max_fp
     return ax
 
 
-def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10):
-    """Reliability diagram of recalibrated P(positive).
+def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
+    """Reliability of the classifier's scores: the fraction of positives per score bin.
 
-    Evaluated on ``true_labels`` (NaN allowed) when given, else on the labeled items
-    (the model probability for them, not their known label).
+    Bins hold equal numbers of items. For each posterior draw the fraction is computed
+    from that draw's labels (known labels fixed, unknown ones drawn), so the band is the
+    posterior for *these* items and needs no labeled item in a bin. Labeled items are
+    shown as points (with their counts), ``true_labels`` (NaN allowed) as a line, and
+    for probability scores the diagonal of perfect calibration.
     """
     ax = _axes(ax)
     d = res.data
-    y = d.labels if true_labels is None else np.asarray(true_labels, float)
-    known = ~np.isnan(y)
-    p = res.calibrate(d.scores[known])
-    y = y[known]
-    edges = np.linspace(0, 1, n_bins + 1)
-    idx = np.clip(np.digitize(p, edges) - 1, 0, n_bins - 1)
-    mean_p, frac, count = [], [], []
-    for b in range(n_bins):
-        m = idx == b
-        if m.any():
-            mean_p.append(p[m].mean())
-            frac.append(y[m].mean())
-            count.append(m.sum())
-    ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="perfect calibration")
-    ax.plot(mean_p, frac, "o-", color="tab:purple", label=f"SPE recalibrated ({known.sum()} items)")
-    for x, yy, c in zip(mean_p, frac, count):
-        ax.annotate(str(c), (x, yy), textcoords="offset points", xytext=(3, -10), fontsize=7)
-    ax.set_xlabel("predicted P(positive)")
-    ax.set_ylabel("observed fraction positive")
-    ax.set_xlim(0, 1)
+    rep = d.frame.from_unit(d.z)  # a representative score per group
+    edges = np.unique(np.quantile(d.scores, np.linspace(0, 1, n_bins + 1)))
+    bins = np.clip(np.searchsorted(edges, rep, side="right") - 1, 0, len(edges) - 2)
+    onehot = np.zeros((d.n_groups, len(edges) - 1))
+    onehot[np.arange(d.n_groups), bins] = 1.0
+    size = d.n_total @ onehot
+    used = size > 0
+    x = ((d.n_total * rep) @ onehot)[used] / size[used]
+    frac = (res.positive_counts @ onehot)[:, used] / size[used]
+    mean, lower, upper = C.band(frac, res.weights, level)
+    probabilities = d.scores.min() >= 0 and d.scores.max() <= 1
+    if probabilities:
+        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="perfectly calibrated")
+    ax.fill_between(x, lower, upper, color=BAND_COLOR, alpha=0.3, lw=0, label=f"posterior {100 * level:g}% band")
+    ax.plot(x, mean, "o-", color=SPE_COLOR, ms=4, label="posterior mean fraction positive")
+    lab = d.is_labeled
+    if lab.any():
+        lab_bins = np.clip(np.searchsorted(edges, d.scores[lab], side="right") - 1, 0, len(edges) - 2)
+        n = np.bincount(lab_bins, minlength=len(edges) - 1)
+        pos = np.bincount(lab_bins, weights=d.labels[lab], minlength=len(edges) - 1)
+        has = n > 0
+        centers = np.bincount(lab_bins, weights=d.scores[lab], minlength=len(edges) - 1)[has] / n[has]
+        ax.scatter(centers, pos[has] / n[has], s=12 + 6 * n[has], facecolors="none", edgecolors="tab:green",
+                   label=f"labeled items ({int(lab.sum())}; size = count)")
+    if true_labels is not None:
+        y = np.asarray(true_labels, float)
+        known = ~np.isnan(y)
+        tb = np.clip(np.searchsorted(edges, d.scores[known], side="right") - 1, 0, len(edges) - 2)
+        n = np.bincount(tb, minlength=len(edges) - 1)
+        ok = n > 0
+        ax.plot(np.bincount(tb, weights=d.scores[known], minlength=len(edges) - 1)[ok] / n[ok],
+                np.bincount(tb, weights=y[known], minlength=len(edges) - 1)[ok] / n[ok],
+                color="black", lw=1.2, label="true (all labels)")
+    ax.set_xlabel("classifier score (bin mean; bins of equal size)")
+    ax.set_ylabel("fraction positive")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Reliability of recalibrated probabilities")
+    ax.set_title("Reliability of the classifier's scores on these items")
     ax.legend(fontsize=8, loc="upper left")
     return ax

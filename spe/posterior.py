@@ -1,4 +1,4 @@
-"""Posterior draws of the mixture parameters (method.md section 2, steps 2-3).
+"""Posterior draws of the mixture parameters (docs/method.md, section 2a).
 
 Importance sampling from a proposal centred at the MAP, in the unconstrained space:
 

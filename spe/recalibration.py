@@ -1,4 +1,4 @@
-"""Recalibration: item probabilities and thresholds that meet constraints (method.md 4).
+"""Recalibration: item probabilities and thresholds that meet constraints (docs/method.md, section 6).
 
 Threshold choice, stated once here and in the README:
 

@@ -85,8 +85,86 @@ def as_scores(scores) -> np.ndarray:
     return arr
 
 
-def as_labels(labels, n: int) -> np.ndarray:
-    """Validate labels: 0/1 with NaN (or None) for unlabeled items; None = no labels."""
+#: Refuse a fit when the labeled items alone say, with this posterior probability, that
+#: lower scores mean positive (needs at least ORIENTATION_MIN_PER_CLASS of each class).
+ORIENTATION_PROBABILITY = 0.95
+ORIENTATION_MIN_PER_CLASS = 3
+
+
+def reversed_probability(scores, labels, n_boot=2000, max_per_class=500) -> float:
+    """P(AUROC < 0.5) from the labeled items alone (Bayesian bootstrap of each class).
+
+    NaN when fewer than ``ORIENTATION_MIN_PER_CLASS`` items of a class are labeled.
+    """
+    known = ~np.isnan(labels)
+    pos, neg = scores[known & (labels == 1)], scores[known & (labels == 0)]
+    if min(pos.size, neg.size) < ORIENTATION_MIN_PER_CLASS:
+        return float("nan")
+    rng = np.random.default_rng(0)  # a check, not an estimate: the same answer every time
+    pos = pos if pos.size <= max_per_class else rng.choice(pos, max_per_class, replace=False)
+    neg = neg if neg.size <= max_per_class else rng.choice(neg, max_per_class, replace=False)
+    wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    w_pos = rng.dirichlet(np.ones(pos.size), n_boot)
+    w_neg = rng.dirichlet(np.ones(neg.size), n_boot)
+    auc = np.einsum("bi,ij,bj->b", w_pos, wins, w_neg)
+    return float(np.mean(auc < 0.5))
+
+
+def check_orientation(scores, labels) -> None:
+    """Refuse scores that the labels say run the wrong way, naming the fix."""
+    p = reversed_probability(scores, labels)
+    if p > ORIENTATION_PROBABILITY:
+        known = ~np.isnan(labels)
+        raise ValueError(
+            f"the labels say lower scores mean positive here: P(AUROC < 0.5) = {p:.3f} from the "
+            f"{int(known.sum())} labeled items alone. If lower scores mean positive, pass "
+            "higher_is_positive=False (CLI: --lower-is-positive); otherwise check how the labels are coded"
+        )
+
+
+#: Tokens read as "unlabeled", "positive" and "negative" (case-insensitive), by the API
+#: and the CLI alike. Any other token is refused unless ``positive_label`` names it.
+MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "none", "null", "?"})
+POSITIVE_TOKENS = frozenset({"1", "1.0", "true", "yes"})
+NEGATIVE_TOKENS = frozenset({"0", "0.0", "false", "no"})
+
+
+def parse_label(value, positive_label=None):
+    """1.0, 0.0 or NaN for one label value; None for a value that is not a label."""
+    if value is None:
+        return np.nan
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        v = float(value)
+        if np.isnan(v):
+            return np.nan
+        if positive_label is not None and not isinstance(positive_label, str) and v == float(positive_label):
+            return 1.0
+        if positive_label is not None and not isinstance(positive_label, str):
+            return 0.0
+        return v if v in (0.0, 1.0) else None
+    token = str(value).strip()
+    low = token.lower()
+    if low in MISSING_TOKENS:
+        return np.nan
+    if positive_label is not None:
+        return 1.0 if token == str(positive_label) else 0.0
+    if low in POSITIVE_TOKENS:
+        return 1.0
+    if low in NEGATIVE_TOKENS:
+        return 0.0
+    return None
+
+
+def as_labels(labels, n: int, positive_label=None, row_offset=None) -> np.ndarray:
+    """Validate labels: one parser for the API and the CLI.
+
+    Accepted: 1/0 (numbers or text), True/False, "true"/"false", "yes"/"no"; NaN, None,
+    blank, "NA", "null", "?" mean unlabeled; ``labels=None`` means no labels at all. With
+    ``positive_label``, that value means positive and every other non-missing value
+    negative. Anything else is refused naming the item (``row_offset``: report file rows).
+    """
     if labels is None:
         return np.full(n, np.nan)
     arr = np.asarray(labels, dtype=object if not hasattr(labels, "dtype") else None)
@@ -96,20 +174,26 @@ def as_labels(labels, n: int) -> np.ndarray:
         raise ValueError(f"labels must be one-dimensional, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"labels has length {arr.shape[0]} but scores has length {n}")
-    if arr.dtype == object:
-        arr = np.array([np.nan if v is None else v for v in arr], dtype=object)
-    try:
+    if arr.dtype.kind in "fiub" and positive_label is None:
         out = arr.astype(float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "labels must be 0, 1 or NaN/None (unlabeled); found a non-numeric value"
-        ) from None
-    known = out[~np.isnan(out)]
-    bad = known[(known != 0) & (known != 1)]
-    if bad.size:
-        raise ValueError(
-            f"labels must be 0, 1 or NaN/None (unlabeled); found {np.unique(bad)[:5].tolist()}"
-        )
+        known = out[~np.isnan(out)]
+        bad = known[(known != 0) & (known != 1)]
+        if bad.size:
+            first = int(np.flatnonzero(~np.isnan(out) & (out != 0) & (out != 1))[0])
+            where = f"row {first + row_offset}" if row_offset is not None else f"item {first}"
+            raise ValueError(f"labels must be 0, 1 or NaN/None (unlabeled); found {np.unique(bad)[:5].tolist()} "
+                             f"(first at {where}); pass positive_label= to name the positive class")
+        return out
+    out = np.empty(n)
+    for i, value in enumerate(arr.tolist()):
+        parsed = parse_label(value, positive_label)
+        if parsed is None:
+            where = f"row {i + row_offset}" if row_offset is not None else f"item {i}"
+            raise ValueError(
+                f"labels, {where}: {value!r} is not a label; use 1/0, true/false or yes/no "
+                "(blank, NA or NaN = unlabeled), or name the positive class with positive_label="
+            )
+        out[i] = parsed
     return out
 
 

@@ -51,7 +51,7 @@ def test_threshold_command_prints_decision(csv_file, tmp_path, capsys):
     [
         (["fit", "{csv}", "--score-col", "nope"], "column 'nope' not found"),
         (["fit", "{missing}", "--score-col", "score"], "file not found"),
-        (["fit", "{csv}", "--score-col", "score", "--label-col", "id"], "is not 0/1"),
+        (["fit", "{csv}", "--score-col", "score", "--label-col", "id"], "row 4: '2' is not a label"),
         (["fit", "{csv}", "--score-col", "score", "--families", "gauss"], "unknown family"),
         (["fit", "{csv}", "--score-col", "score", "--level", "2"], "level"),
     ],
@@ -115,3 +115,50 @@ def test_label_session_survives_a_kill_between_answers(tmp_path):
     assert "resuming" in out.stdout and "4 answers saved" in out.stdout
     final = {i: lab for i, lab in json.loads(state.read_text())["labels"]}
     assert all(final[i] == lab for i, lab in saved)
+
+
+def test_fit_without_labels_writes_summary_and_every_figure(tmp_path, capsys):
+    """Regression: the reliability plot needed labeled items and the command died after fitting."""
+    rng = np.random.default_rng(1)
+    s = np.r_[rng.normal(-1, 1, 300), rng.normal(1.5, 1, 100)]
+    path = tmp_path / "nolabels.csv"
+    path.write_text("score,label\n" + "".join(f"{v:.5f},\n" for v in s))
+    out = tmp_path / "o"
+    assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--out", str(out),
+                 "--n-draws", "200"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_labeled"] == 0 and summary["model_weights"] == {"mixture": 0.5, "platt": 0.5}
+    for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
+        assert (out / name).stat().st_size > 1000
+
+
+def test_reversed_scores_are_refused_and_the_named_fix_works(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    y = (rng.random(600) < 0.3).astype(int)
+    s = np.where(y == 1, rng.normal(-1, 0.8, 600), rng.normal(1, 0.8, 600))  # lower = positive
+    path = tmp_path / "reversed.csv"
+    path.write_text("score,label\n" + "".join(f"{v:.5f},{'yes' if t else 'no'}\n" if i < 30 else f"{v:.5f},\n"
+                                              for i, (v, t) in enumerate(zip(s, y))))
+    argv = ["fit", str(path), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
+            "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "lower scores mean positive" in err and "--lower-is-positive" in err
+    assert main(argv + ["--lower-is-positive"]) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["metrics"]["AUROC"]["lower"] > 0.8
+
+
+def test_positive_label_names_the_positive_class(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    y = rng.random(300) < 0.3
+    s = np.where(y, rng.normal(1.5, 1, 300), rng.normal(-1, 1, 300))
+    path = tmp_path / "named.csv"
+    path.write_text("score,label\n" + "".join(f"{v:.5f},{'toxic' if t else 'fine'}\n" if i < 40 else f"{v:.5f},NA\n"
+                                              for i, (v, t) in enumerate(zip(s, y))))
+    base = ["fit", str(path), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
+            "--out", str(tmp_path / "o")]
+    assert main(base) == 2 and "'toxic' is not a label" in capsys.readouterr().err
+    assert main(base + ["--positive-label", "toxic"]) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["n_labeled_positive"] == int(y[:40].sum())

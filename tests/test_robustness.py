@@ -91,7 +91,9 @@ def test_beta_family_on_scores_outside_unit_interval():
         (np.zeros(10), ValueError, "length 10 but scores has length 50"),
         (np.r_[2.0, np.zeros(49)], ValueError, r"\[2.0\]"),
         (np.r_[-1.0, np.zeros(49)], ValueError, r"\[-1.0\]"),
-        (["yes"] * 50, ValueError, "non-numeric"),
+        (["maybe"] * 50, ValueError, "item 0: 'maybe' is not a label"),
+        (["yes"] * 50, ValueError, "all are positive"),  # the same tokens as the CLI
+        (np.r_[3.0, np.zeros(49)], ValueError, "first at item 0"),
         (np.zeros(50), ValueError, "all are negative"),
         (np.ones(50), ValueError, "all are positive"),
     ],
@@ -214,3 +216,30 @@ def test_validation_answers_any_input_with_value_or_type_error(scores, labels):
         return
     assert data.n_total.sum() == len(scores)
     assert np.all(np.isfinite(data.z))
+
+
+def test_reversed_scores_are_refused_unless_declared():
+    rng = np.random.default_rng(4)
+    y = (rng.random(500) < 0.3).astype(float)
+    s = np.where(y == 1, rng.normal(-1, 1, 500), rng.normal(1.5, 1, 500))
+    labels = np.where(np.arange(500) < 30, y, np.nan)
+    with pytest.raises(ValueError, match=r"P\(AUROC < 0.5\) = 1.000 .* higher_is_positive=False"):
+        spe.fit(s, labels, **FAST)
+    res = spe.fit(s, labels, higher_is_positive=False, **FAST)
+    assert res.auroc().lower > 0.8
+    with pytest.raises(TypeError, match="higher_is_positive"):
+        spe.fit(s, labels, higher_is_positive="no", **FAST)
+    # too few labels of a class to tell: no refusal
+    few = np.where(np.arange(500) < 30, y, np.nan)
+    few[np.flatnonzero(few == 1)[2:]] = np.nan
+    assert spe.fit(s, few, **FAST).data.n_labeled < 30
+
+
+def test_api_and_cli_share_one_label_parser():
+    from spe.scores import as_labels
+
+    np.testing.assert_array_equal(as_labels(["Yes", "no", "TRUE", "0", "", "NA", None, 1], 8),
+                                  [1, 0, 1, 0, np.nan, np.nan, np.nan, 1])
+    np.testing.assert_array_equal(as_labels(["cat", "dog", ""], 3, positive_label="cat"), [1, 0, np.nan])
+    with pytest.raises(ValueError, match="row 3: 'maybe'"):
+        as_labels(["1", "maybe"], 2, row_offset=2)

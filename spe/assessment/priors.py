@@ -1,6 +1,6 @@
 """Priors for per-group accuracy: uninformative, score-informed (Ji et al.), SPE-informed.
 
-SPE-informed (method.md section 5): under posterior draw m, group g's accuracy is the
+SPE-informed (docs/method.md, section 7): under posterior draw m, group g's accuracy is the
 fraction of its items whose label agrees with the prediction. Given theta_m the items'
 labels are independent, so that fraction has exact conditional mean and variance; the
 law of total variance over the weighted draws gives its posterior mean and variance, and

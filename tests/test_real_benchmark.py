@@ -1,0 +1,50 @@
+"""The real-score benchmark's metric functions, on cases with known answers."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spe
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+real = pytest.importorskip("real")
+
+
+def test_metrics_on_known_answers():
+    truth = np.linspace(1.0, 0.5, real.GRID.size)
+    assert real.pr_area(truth, truth) == 0.0
+    assert real.pr_area(truth + 0.1, truth) == pytest.approx(0.1)
+    assert real.band_coverage(truth - 0.01, truth + 0.01, truth) == 1.0
+    assert real.band_coverage(truth + 0.01, truth + 0.02, truth) == 0.0
+    # interval score: width when covered, width + 2/alpha x miss when not
+    assert real.interval_score(truth - 0.05, truth + 0.05, truth) == pytest.approx(0.1)
+    assert real.interval_score(truth + 0.1, truth + 0.2, truth) == pytest.approx(0.1 + 20 * 0.1)
+    assert real.ece(np.array([0.9, 0.9, 0.1, 0.1]), np.array([1, 1, 0, 0])) == pytest.approx(0.1)
+    assert real.accuracy_at(np.array([0.2, 0.7]), np.array([0, 1]), 0.5) == 1.0
+
+
+def test_every_item_labeled_gives_error_zero_width_zero_coverage_one():
+    rng = np.random.default_rng(0)
+    y = (rng.random(400) < 0.3).astype(float)
+    s = np.where(y == 1, rng.normal(1.5, 1, 400), rng.normal(-1, 1, 400))
+    res = spe.fit(s, y, seed=0, n_draws=100)
+    curve = res.pr_curve(real.GRID)
+    truth = real.exact_precision_at_recall(s, y, real.GRID)
+    assert real.pr_area(curve.precision, truth) == pytest.approx(0.0, abs=1e-12)
+    assert np.all(curve.upper - curve.lower == 0)
+    assert real.band_coverage(curve.lower, curve.upper, truth) == 1.0
+    row = real.spe_trial("spe", s, y, y, 0, 0.0, truth,
+                         {"prevalence": y.mean(), "ap": real.exact_ap(s, y), "accuracy": real.accuracy_at(s, y, 0.0)})
+    assert row["err"] == pytest.approx(0.0, abs=1e-12) and row["cov"] == 1.0 and row["width"] == 0.0
+    assert row["prevalence_cov"] and row["ap_cov"] and row["accuracy_cov"]
+
+
+def test_aggregation_ratio_and_win_rate():
+    trials = [("c", 10, t, {"spe": {"err": e, "cov": 1.0, "s": 0.5}, "naive": {"err": n, "cov": 0.5}})
+              for t, (e, n) in enumerate([(0.1, 0.2), (0.3, 0.2)])]
+    (row,) = real.aggregate(trials, ("spe", "naive"))
+    assert row["spe_ratio"] == pytest.approx(0.2 / 0.2)
+    assert row["spe_win"] == pytest.approx(0.5)  # 0.1 <= 0.21 wins, 0.3 > 0.21 loses
+    assert row["spe_cov"] == 1.0 and row["naive_cov"] == 0.5
