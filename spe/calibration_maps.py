@@ -30,12 +30,13 @@ Pareto-smoothed weights; with no labels it is the prior, sampled exactly.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
-from .posterior import Proposal
+from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
 from .psis import psis
 from .scores import PROBABILITY_EPS
 
@@ -215,6 +216,10 @@ def fit_calibration_map(kind, scores, labels, *, probabilities: bool, n_draws: i
         u = q.sample(n_draws, rng)
         log_w, khat = psis(_log_posterior(u, x, y, prior) - q.logpdf(u))
         weights = np.exp(log_w)
+        if khat > KHAT_THRESHOLD:
+            warnings.warn(f"{kind} calibration map: importance weights are unreliable (Pareto k-hat = "
+                          f"{khat:.2f} > {KHAT_THRESHOLD}); its draws are approximate", SamplingWarning,
+                          stacklevel=2)
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()),

@@ -7,6 +7,7 @@ and the drawn labels, and cached. Nothing here refits.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -17,6 +18,7 @@ from . import recalibration as R
 from .label_posterior import LabelPosterior, systematic_resample
 from .stacking import import_arviz, pointwise_log_likelihood
 from .labels import draw_positive_counts
+from .posterior import SamplingWarning
 from .scores import ScoreData, as_score_array
 
 KINDS = ("sample", "population")
@@ -173,7 +175,19 @@ class SPEResult:
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
         level = C.check_level(level)
         draws = C.sample_precision_at_recall(self._sweep_of(kind), grid)
-        return C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
+        curve = C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
+        self._warn_if_collapsed(curve)
+        return curve
+
+    def _warn_if_collapsed(self, curve):
+        """A zero-width band while labels are missing is overconfidence, never a result."""
+        inner = (curve.x >= 0.05) & (curve.x <= 0.95)
+        n_unl = int(self.data.n_unlabeled.sum())
+        if curve.kind == "sample" and n_unl and inner.any() and np.all(curve.upper[inner] == curve.lower[inner]):
+            warnings.warn(
+                f"the PR band has zero width although {n_unl} items are unlabeled: the score models are "
+                "certain of every label, which is overconfidence, not knowledge; see summary() diagnostics",
+                SamplingWarning, stacklevel=3)
 
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> C.ROCCurve:
         """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""

@@ -181,3 +181,13 @@ def test_probability_scores_use_a_censored_logit_frame():
     p = res.prob_positive()
     assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))
     assert res.prevalence().lower <= y.mean() <= res.prevalence().upper
+
+
+def test_a_zero_width_band_with_unlabeled_items_is_a_warning():
+    """No silent collapse: certain labels for unlabeled items are flagged, not reported."""
+    rng = np.random.default_rng(10)
+    y = (rng.random(400) < 0.3).astype(float)
+    s = np.where(y == 1, rng.normal(30, 1, 400), rng.normal(-30, 1, 400))  # separable by miles
+    res = spe.fit(s, np.where(np.arange(400) < 20, y, np.nan), model="mixture", n_draws=100, seed=0)
+    with pytest.warns(spe.SamplingWarning, match="zero width although 380 items are unlabeled"):
+        res.pr_curve()
