@@ -14,6 +14,7 @@ import argparse
 import datetime
 import json
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -521,10 +522,10 @@ def main(argv=None):
     if not args.quick:
         path = HERE / "RESULTS.md"
         old = path.read_text() if path.exists() else ""
-        start, end = "<!-- real-benchmark:start -->", "<!-- real-benchmark:end -->"
-        if start in old:  # benchmarks/real.py owns that section: keep it
-            text = text.rstrip() + "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
-        path.write_text(text)
+        # Sections other scripts own (real.py, sbc.py) sit between markers: keep them.
+        kept = re.findall(r"<!-- ([\w-]+):start -->.*?<!-- \1:end -->", old, flags=re.S)
+        blocks = [re.search(rf"<!-- {k}:start -->.*?<!-- {k}:end -->", old, flags=re.S).group(0) for k in kept]
+        path.write_text("\n\n".join([text.rstrip(), *blocks]) + "\n")
         log(f"wrote {HERE / 'RESULTS.md'}" + (f" (sections never run: {missing})" if missing else ""))
 
 

@@ -7,10 +7,10 @@
 import numpy as np
 
 import spe
-from spe.cli import demo_data
+from spe.datasets import load_demo
 from spe.curves import exact_precision_at_recall
 
-scores, truth = demo_data()  # linear-SVM scores, digit 3 vs rest (bundled)
+scores, truth = load_demo()  # linear-SVM scores, digit 3 vs rest (bundled)
 rng = np.random.default_rng(1)
 labels = np.full(scores.size, np.nan)
 labeled = rng.choice(scores.size, 10, replace=False)  # all we can afford to label

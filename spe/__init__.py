@@ -5,18 +5,31 @@
     >>> res.summary()
     >>> curve = res.pr_curve(level=0.9)        # precision on a recall grid with a band
 
-Data flow: scores (:mod:`spe.scores`) -> mixture model (:mod:`spe.families`,
-:mod:`spe.model`, :mod:`spe.fitting`) -> posterior draws (:mod:`spe.posterior`,
-:mod:`spe.labels`) -> curves and thresholds (:mod:`spe.curves`,
-:mod:`spe.recalibration`) -> :class:`spe.results.SPEResult`.
+Data flow: scores (:mod:`spe.scores`) -> score models (:mod:`spe.mixture`, with
+:mod:`spe.families`, :mod:`spe.model`, :mod:`spe.fitting`, :mod:`spe.posterior`,
+:mod:`spe.misfit`; and :mod:`spe.calibration_maps`) -> model weights
+(:mod:`spe.stacking`) -> pooled draws of P(y = 1 | score) (:mod:`spe.label_posterior`)
+-> label draws (:mod:`spe.labels`) -> curves and thresholds (:mod:`spe.curves`,
+:mod:`spe.recalibration`) -> :class:`spe.results.SPEResult` -> :mod:`spe.report`,
+:mod:`spe.plot`, :mod:`spe.cli`. The method: ``docs/method.md``.
 """
 
-from . import priors
+from . import datasets, priors
 from .api import fit
+from .calibration_maps import CalibrationFit
+from .curves import Estimate, PRCurve, ROCCurve
 from .families import FAMILIES
 from .fitting import FitError
+from .label_posterior import LabelPosterior
+from .misfit import Misfit
+from .mixture import MixtureFit
 from .posterior import SamplingWarning
-from .results import SPEResult
+from .recalibration import ThresholdDecision
+from .results import SPEResult, Summary
 
-__all__ = ["fit", "SPEResult", "FitError", "SamplingWarning", "FAMILIES", "priors"]
-__version__ = "0.1.0"
+__all__ = [
+    "fit", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
+    "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
+    "FAMILIES", "priors", "datasets",
+]
+__version__ = "0.2.0"

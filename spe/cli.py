@@ -10,106 +10,31 @@ Errors are one line on stderr (``spe: error: ...``) with exit status 2; no trace
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import warnings
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from . import curves as C
 from .api import fit
+from .datasets import load_demo
+from .io import column, load_scores, parse_scores, read_table
 from .posterior import SamplingWarning
-from .scores import as_labels
-
-DEMO_FILE = "digits_svm3.csv"
+from .report import save_figure, write_outputs
 
 
 class CLIError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
-# ---- reading data ----------------------------------------------------------------------
-def _read_table(path: Path) -> dict[str, list[str]]:
-    if not path.exists():
-        raise CLIError(f"file not found: {path}")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        try:
-            import pandas as pd
-        except ImportError:
-            raise CLIError("reading Parquet needs pandas and pyarrow: pip install 'spe[parquet]'") from None
-        try:
-            df = pd.read_parquet(path)
-        except Exception as exc:
-            raise CLIError(f"could not read {path}: {exc}") from None
-        return {str(c): ["" if v is None else str(v) for v in df[c].tolist()] for c in df.columns}
-    try:
-        with path.open(newline="") as fh:
-            sample = fh.read(4096)
-            fh.seek(0)
-            try:
-                dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
-            except csv.Error:
-                dialect = csv.excel
-            reader = csv.reader(fh, dialect)
-            header = next(reader, None)
-            if not header:
-                raise CLIError(f"{path} is empty")
-            cols: dict[str, list[str]] = {h.strip(): [] for h in header}
-            names = list(cols)
-            for row in reader:
-                if not any(cell.strip() for cell in row):
-                    continue
-                for name, cell in zip(names, row + [""] * (len(names) - len(row))):
-                    cols[name].append(cell.strip())
-    except UnicodeDecodeError:
-        raise CLIError(f"could not read {path}: not a text CSV file") from None
-    except OSError as exc:
-        raise CLIError(f"could not read {path}: {exc.strerror}") from None
-    return cols
-
-
-def _column(table, name, path) -> list[str]:
-    if name not in table:
-        raise CLIError(f"column {name!r} not found in {path}; columns are: {', '.join(table)}")
-    return table[name]
-
-
-def _parse_scores(cells, name) -> np.ndarray:
-    out = np.empty(len(cells))
-    for i, cell in enumerate(cells):
-        try:
-            out[i] = float(cell)
-        except ValueError:
-            raise CLIError(f"score column {name!r}, row {i + 2}: {cell!r} is not a number") from None
-    if out.size == 0:
-        raise CLIError(f"score column {name!r} has no rows")
-    return out
-
-
-def _parse_labels(cells, name, positive_label=None) -> np.ndarray:
-    try:
-        return as_labels(cells, len(cells), positive_label=positive_label, row_offset=2)
-    except ValueError as exc:
-        raise CLIError(f"label column {name!r}: {exc}".replace("positive_label=", "--positive-label")) from None
-
-
 def load_data(path, score_col, label_col=None, positive_label=None):
-    path = Path(path)
-    table = _read_table(path)
-    scores = _parse_scores(_column(table, score_col, path), score_col)
-    labels = (None if label_col is None
-              else _parse_labels(_column(table, label_col, path), label_col, positive_label))
-    return scores, labels
-
-
-def demo_data():
-    """(scores, labels) of the bundled demo: linear-SVM scores, digit 3 vs rest."""
-    with resources.files("spe").joinpath("data", DEMO_FILE).open() as fh:
-        rows = list(csv.DictReader(fh))
-    return (np.array([float(r["score"]) for r in rows]), np.array([float(r["label"]) for r in rows]))
+    """The table's scores and labels; errors worded with the command's flag names."""
+    try:
+        return load_scores(path, score_col, label_col, positive_label)
+    except ValueError as exc:
+        raise CLIError(str(exc).replace("positive_label=", "--positive-label")) from None
 
 
 # ---- outputs ---------------------------------------------------------------------------
@@ -138,54 +63,6 @@ def _families(value):
     return tuple(parts) if len(parts) == 2 else parts
 
 
-def _save_figure(path: Path, draw):
-    """Draw on a fresh axes with the file-only Agg backend and save a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4.5))
-    draw(ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
-    """summary.json and PNG figures in ``out`` from a result and its ``summary(level)``."""
-    out.mkdir(parents=True, exist_ok=True)
-    summary = summ.to_dict()
-    pr = res.pr_curve(level=level)
-    roc = res.roc_curve(level=level)
-    summary["pr_curve"] = {
-        "recall": pr.recall.tolist(), "precision": pr.precision.tolist(),
-        "lower": pr.lower.tolist(), "upper": pr.upper.tolist(), "level": level,
-    }
-    summary["roc_curve"] = {
-        "fpr": roc.fpr.tolist(), "tpr": roc.tpr.tolist(),
-        "lower": roc.lower.tolist(), "upper": roc.upper.tolist(), "level": level,
-    }
-    if true_labels is not None:
-        truth = C.exact_precision_at_recall(res.data.scores, true_labels, pr.recall)
-        summary["demo_truth"] = {
-            "pr_area_error_spe": pr.area_between(truth),
-            "true_precision": truth.tolist(),
-        }
-    summary["figures"] = ["fit.png", "pr.png", "reliability.png", "roc.png"]
-    # The summary first: a figure that fails must not cost the user the numbers.
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
-    figures = {
-        "fit.png": lambda ax: res.plot_fit(ax, level=level),
-        "pr.png": lambda ax: res.plot_pr(ax, level=level, true_labels=true_labels),
-        "roc.png": lambda ax: res.plot_roc(ax, level=level, true_labels=true_labels),
-        "reliability.png": lambda ax: res.plot_reliability(ax, true_labels=true_labels),
-    }
-    for name, draw in figures.items():
-        _save_figure(out / name, draw)
-    return summary
-
-
 # ---- commands --------------------------------------------------------------------------
 def cmd_fit(args):
     scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
@@ -209,7 +86,7 @@ def cmd_threshold(args):
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        _save_figure(out / "conditions.png", lambda ax: res.plot_conditions(
+        save_figure(out / "conditions.png", lambda ax: res.plot_conditions(
             ax, min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
             confidence=args.confidence))
         (out / "threshold.json").write_text(json.dumps(decision.as_dict(), indent=2, default=float))
@@ -218,7 +95,7 @@ def cmd_threshold(args):
 
 
 def cmd_demo(args):
-    scores, truth = demo_data()
+    scores, truth = load_demo()
     rng = np.random.default_rng(args.seed)
     labels = np.full(scores.size, np.nan)
     idx = rng.choice(scores.size, args.labels, replace=False)
@@ -256,17 +133,20 @@ def cmd_label(args, ask=input):
     from .assessment import Assessor, StateError, bin_groups, encode_groups
 
     path = Path(args.data)
-    table = _read_table(path)
-    scores = _parse_scores(_column(table, args.score_col, path), args.score_col)
-    ids = np.array(_column(table, args.id_col, path)) if args.id_col else np.arange(scores.size)
+    try:
+        table = read_table(path)
+        scores = parse_scores(column(table, args.score_col, path), args.score_col)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    ids = np.array(column(table, args.id_col, path)) if args.id_col else np.arange(scores.size)
     if args.pred_col:
-        predicted = np.array(_column(table, args.pred_col, path))
+        predicted = np.array(column(table, args.pred_col, path))
     elif args.threshold is not None:
         predicted = (scores >= args.threshold).astype(int).astype(str)
     else:
         raise CLIError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
     if args.group_col:
-        groups, names = encode_groups(np.array(_column(table, args.group_col, path)))
+        groups, names = encode_groups(np.array(column(table, args.group_col, path)))
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
         names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]

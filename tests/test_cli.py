@@ -5,7 +5,8 @@ import sys
 import numpy as np
 import pytest
 
-from spe.cli import demo_data, main
+from spe.cli import main
+from spe.datasets import load_demo
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ def test_demo_runs_as_a_subprocess(tmp_path):
 
 
 def test_bundled_demo_data_is_real_and_intact():
-    scores, labels = demo_data()
+    scores, labels = load_demo()
     assert scores.size == 1797 and labels.sum() == 183
 
 
