@@ -10,7 +10,7 @@ Data flow: scores (:mod:`spe.scores`) -> score models (:mod:`spe.mixture`, with
 :mod:`spe.misfit`; and :mod:`spe.calibration_maps`) -> model weights
 (:mod:`spe.stacking`) -> pooled draws of P(y = 1 | score) (:mod:`spe.label_posterior`)
 -> label draws (:mod:`spe.labels`) -> curves and thresholds (:mod:`spe.curves`,
-:mod:`spe.recalibration`) -> :class:`spe.results.SPEResult` -> :mod:`spe.report`,
+:mod:`spe.thresholds`) -> :class:`spe.results.SPEResult` -> :mod:`spe.report`,
 :mod:`spe.plot`, :mod:`spe.cli`. The method: ``docs/method.md``.
 """
 
@@ -24,7 +24,7 @@ from .label_posterior import LabelPosterior
 from .misfit import Misfit
 from .mixture import MixtureFit
 from .posterior import SamplingWarning
-from .recalibration import ThresholdDecision
+from .thresholds import ThresholdDecision
 from .results import SPEResult, Summary
 
 __all__ = [

@@ -1,12 +1,12 @@
 """Performance curves and metrics from posterior draws (docs/method.md, section 5).
 
-Two kinds:
+Two kinds, one sweep each (built in :mod:`spe.results` from the label posterior):
 
 * ``"sample"``: performance on *this* data set. Each draw's labels (known labels fixed,
   unknown ones drawn) trace a curve over the items' own scores. With every item labeled
   the curve is exact and the band has zero width.
-* ``"population"``: performance of the fitted score distributions, from the parameters
-  alone (recall = S1(t), fpr = S0(t), precision = pi S1 / (pi S1 + (1 - pi) S0)).
+* ``"population"``: the same sweep over *expected* positives per score group (no
+  label-draw noise): the score model's performance over this score distribution.
 
 Conventions (used identically for the truth in tests and benchmarks):
 
@@ -223,59 +223,6 @@ def sample_max_f1(sweep: Sweep):
     with np.errstate(invalid="ignore", divide="ignore"):
         f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
     return f1.max(axis=1)
-
-
-# ---- population (from parameters alone) -------------------------------------------
-_POP_GRID = np.linspace(1e-6, 1.0, 513)
-
-
-def population_precision_at_recall(model, theta, grid):
-    pi, p0, p1 = model.split(theta)
-    r = np.clip(np.asarray(grid, float), 1e-9, 1.0)[None, :]
-    with np.errstate(all="ignore"):
-        t = model.pos.isf(r, p1)
-        s0 = np.exp(model.neg.logsf(t, p0))
-        prec = pi * r / (pi * r + (1 - pi) * s0)
-    return np.where(np.isfinite(prec), prec, 1.0)
-
-
-def population_tpr_at_fpr(model, theta, grid):
-    _, p0, p1 = model.split(theta)
-    f = np.clip(np.asarray(grid, float), 1e-12, 1.0)[None, :]
-    with np.errstate(all="ignore"):
-        t = model.neg.isf(f, p0)
-        tpr = np.exp(model.pos.logsf(t, p1))
-    tpr = np.where(np.isfinite(tpr), tpr, 0.0)
-    return np.where(np.asarray(grid)[None, :] <= 0, 0.0, tpr)
-
-
-def population_average_precision(model, theta):
-    prec = population_precision_at_recall(model, theta, _POP_GRID)
-    return np.trapezoid(prec, _POP_GRID, axis=1)
-
-
-def population_auroc(model, theta):
-    grid = np.concatenate([[0.0], _POP_GRID])
-    tpr = population_tpr_at_fpr(model, theta, grid)
-    return np.trapezoid(tpr, grid, axis=1)
-
-
-def population_max_f1(model, theta):
-    prec = population_precision_at_recall(model, theta, _POP_GRID)
-    f1 = 2 * prec * _POP_GRID / (prec + _POP_GRID)
-    return f1.max(axis=1)
-
-
-def population_rates(model, theta, z):
-    """(recall, fpr, precision) at unit-score thresholds z, each (M, len(z))."""
-    pi, p0, p1 = model.split(theta)
-    z = np.atleast_1d(np.asarray(z, float))[None, :]
-    with np.errstate(all="ignore"):
-        s1 = np.exp(model.pos.logsf(z, p1))
-        s0 = np.exp(model.neg.logsf(z, p0))
-        denom = pi * s1 + (1 - pi) * s0
-        prec = np.where(denom > 0, pi * s1 / denom, 0.0)
-    return np.nan_to_num(s1), np.nan_to_num(s0), np.nan_to_num(prec)
 
 
 # ---- exact curves from known labels (truth, the naive labels-only baseline) ----------

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from . import curves as C
-from . import recalibration as R
+from . import thresholds as R
 from .label_posterior import LabelPosterior, systematic_resample
 from .stacking import import_arviz, pointwise_log_likelihood
 from .labels import draw_positive_counts
@@ -282,7 +282,7 @@ class SPEResult:
                          confidence=0.9, kind="sample") -> R.ThresholdDecision:
         """Pick a threshold meeting the constraints with probability >= ``confidence``.
 
-        See :mod:`spe.recalibration` for the rule among feasible thresholds. Infeasible
+        See :mod:`spe.thresholds` for the rule among feasible thresholds. Infeasible
         constraints give a decision with ``feasible=False`` and the best probability.
         """
         constraints = R.check_constraints(min_precision, min_recall, max_fpr)
@@ -297,14 +297,14 @@ class SPEResult:
         rates = self._rates(self.default_thresholds(), kind)
         return R.best_by_score(rates, self.weights, R.fbeta(rates, beta), f"max expected F{beta:g}", kind)
 
-    def min_cost_threshold(self, cost_fp=1.0, cost_fn=1.0) -> R.ThresholdDecision:
+    def min_cost_threshold(self, cost_fp=1.0, cost_fn=1.0, kind="sample") -> R.ThresholdDecision:
         """The threshold minimising expected cost_fp * FP + cost_fn * FN on these items."""
         for name, c in (("cost_fp", cost_fp), ("cost_fn", cost_fn)):
             if not (isinstance(c, (int, float)) and c >= 0 and np.isfinite(c)):
                 raise ValueError(f"{name} must be a non-negative number, got {c!r}")
-        rates = self._rates(self.default_thresholds(), "sample")
+        rates = self._rates(self.default_thresholds(), kind)
         cost = cost_fp * rates.fp + cost_fn * (rates.n_pos - rates.tp)
-        return R.best_by_score(rates, self.weights, cost, "min expected cost", "sample", maximise=False)
+        return R.best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:

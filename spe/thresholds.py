@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .curves import population_rates
-
 MAX_DEFAULT_THRESHOLDS = 2000
 
 
@@ -35,13 +33,13 @@ class Rates:
     precision: np.ndarray
     recall: np.ndarray
     fpr: np.ndarray
-    tp: np.ndarray | None = None
-    fp: np.ndarray | None = None
-    n_pos: np.ndarray | None = None
+    tp: np.ndarray
+    fp: np.ndarray
+    n_pos: np.ndarray
 
 
 def sample_rates(sweep, group_thresholds, thresholds) -> Rates:
-    """Rates at user thresholds from a :class:`~spe.curves.Sweep` (sample kind)."""
+    """Rates at user thresholds from a :class:`~spe.curves.Sweep` (either kind)."""
     desc = np.asarray(group_thresholds)[::-1]  # thresholds in sweep order (descending)
     # number of groups whose lowest score is >= t, i.e. selected at threshold t
     n_sel = np.searchsorted(-desc, -np.asarray(thresholds), side="right")
@@ -55,12 +53,6 @@ def sample_rates(sweep, group_thresholds, thresholds) -> Rates:
         recall = np.where(n_pos > 0, tp / n_pos, 1.0)
         fpr = np.where(n_neg > 0, fp / n_neg, 0.0)
     return Rates(np.asarray(thresholds), precision, recall, fpr, tp, fp, np.broadcast_to(n_pos, tp.shape))
-
-
-def population_rates_at(model, theta, frame, thresholds) -> Rates:
-    z = frame.to_unit(thresholds)
-    recall, fpr, precision = population_rates(model, theta, z)
-    return Rates(np.asarray(thresholds), precision, recall, fpr)
 
 
 def check_constraints(min_precision=None, min_recall=None, max_fpr=None) -> dict:
