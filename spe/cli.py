@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import curves as C
+from . import thresholds as R
 from .api import fit
 from .datasets import load_demo
 from .io import column, load_scores, parse_scores, read_table
@@ -65,6 +66,8 @@ def _families(value):
 
 # ---- commands --------------------------------------------------------------------------
 def cmd_fit(args):
+    if not 0.0 < args.level < 1.0:
+        raise CLIError(f"--level must be strictly between 0 and 1 (e.g. 0.9), got {args.level:g}")
     scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
@@ -74,8 +77,22 @@ def cmd_fit(args):
     print(f"wrote {out / 'summary.json'} and figures to {out}/")
 
 
+def _as_flags(exc) -> CLIError:
+    """A validation message worded with this command's flags instead of Python names."""
+    text = str(exc)
+    for name in ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label"):
+        text = text.replace(name, "--" + name.replace("_", "-"))
+    return CLIError(text)
+
+
 def cmd_threshold(args):
-    C.check_level(args.confidence)
+    # Every option is checked before the fit, which takes seconds.
+    try:
+        R.check_constraints(args.min_precision, args.min_recall, args.max_fpr)
+    except (TypeError, ValueError) as exc:
+        raise _as_flags(exc) from None
+    if not 0.0 < args.confidence < 1.0:
+        raise CLIError(f"--confidence must be strictly between 0 and 1 (e.g. 0.9), got {args.confidence:g}")
     scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = _fit_result(scores, labels, args)
     decision = res.choose_threshold(

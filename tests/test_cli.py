@@ -163,3 +163,16 @@ def test_positive_label_names_the_positive_class(tmp_path, capsys):
     assert main(base + ["--positive-label", "toxic"]) == 0
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["n_labeled_positive"] == int(y[:40].sum())
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--min-precision", "90"], "--min-precision must lie in [0, 1], got 90.0"),
+    (["--min-precision", "0.9", "--confidence", "1"], "--confidence must be strictly between 0 and 1"),
+    ([], "give at least one constraint: --min-precision, --min-recall or --max-fpr"),
+])
+def test_threshold_options_are_refused_before_fitting(flags, message, csv_file, capsys, monkeypatch):
+    import spe.cli
+
+    monkeypatch.setattr(spe.cli, "fit", lambda *a, **k: pytest.fail("fitted before validating"))
+    assert main(["threshold", str(csv_file), "--score-col", "score", "--label-col", "label", *flags]) == 2
+    assert message in capsys.readouterr().err
