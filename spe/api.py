@@ -9,13 +9,15 @@ import numbers
 
 import numpy as np
 
+from .calibration_maps import fit_calibration_map
 from .fitting import FitError, candidate_pairs
 from .label_posterior import combine
 from .mixture import fit_mixture
-from .calibration_maps import fit_calibration_map
 from .posterior import DEFAULT_PROPOSAL, PROPOSALS
 from .results import SPEResult
-from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities, prepare
+from .scores import (DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities,
+                     prepare)
+from .threads import one_blas_thread
 
 
 def _child_seeds(seed, n):
@@ -51,6 +53,7 @@ def _score_models(model) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
+@one_blas_thread
 def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score_range=None,
         probabilities=None, mixture_scale="auto", coarsen=True, stacking="BB-pseudo-BMA",
         n_draws=1000, inference="auto", higher_is_positive=True, positive_label=None,
