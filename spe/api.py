@@ -30,6 +30,7 @@ def _child_seeds(seed, n):
 
 
 SCORE_MODELS = ("mixture", "platt", "beta")
+MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: The default pool. Beta calibration nests Platt; pooled by pseudo-BMA the two near-duplicate
 #: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11).
 DEFAULT_MODELS = ("mixture", "platt")
@@ -88,10 +89,12 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     probabilities : bool, optional
         Whether the scores are probabilities (default: yes when all lie in [0, 1]). The
         Platt model then works on their logit with a prior centred on "calibrated".
-    mixture_scale : "auto", "identity" or "logit"
+    mixture_scale : "auto", "identity", "logit" or "best"
         The scale the mixture models: ``"auto"`` is the logit for probabilities (where
         probabilities <= 1e-6 or >= 1 - 1e-6 are censored intervals, not points) and the
-        score itself otherwise.
+        score itself otherwise. ``"best"`` (probabilities only) fits both the logit and
+        the [0, 1] scale and keeps the one whose marginal misfits the scores less (the
+        binned KL divergence does not depend on the scale).
     coarsen : bool
         Price the mixture's misfit to the score distribution by raising its unlabeled
         likelihood to zeta = 1 / (1 + N d), d the measured excess discrepancy
@@ -150,28 +153,36 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         probabilities = looks_like_probabilities(s)
     if probabilities and not looks_like_probabilities(s):
         raise ValueError("probabilities=True but some scores lie outside [0, 1]")
-    if mixture_scale not in ("auto", "identity", "logit"):
-        raise ValueError(f"mixture_scale must be 'auto', 'identity' or 'logit', got {mixture_scale!r}")
-    if mixture_scale == "auto":
-        mixture_scale = "logit" if probabilities else "identity"
-    if mixture_scale == "logit" and not looks_like_probabilities(s):
-        raise ValueError("mixture_scale='logit' needs probability scores in [0, 1]")
-    if probabilities and score_range is None and mixture_scale == "identity":
-        score_range = (0.0, 1.0)
-    data = prepare(s, labels, score_range=score_range, max_groups=max_groups, transform=mixture_scale)
+    if mixture_scale not in MIXTURE_SCALES:
+        raise ValueError(f"mixture_scale must be one of {MIXTURE_SCALES}, got {mixture_scale!r}")
+    if mixture_scale in ("logit", "best") and not looks_like_probabilities(s):
+        raise ValueError(f"mixture_scale={mixture_scale!r} needs probability scores in [0, 1]")
+    scales = {"auto": ["logit" if probabilities else "identity"], "best": ["logit", "identity"]}.get(
+        mixture_scale, [mixture_scale])
+
+    def prepared(scale):
+        frame_range = (0.0, 1.0) if probabilities and score_range is None and scale == "identity" else score_range
+        return prepare(s, labels, score_range=frame_range, max_groups=max_groups, transform=scale)
+
+    data = prepared(scales[0])
     mix_seed, platt_seed, pool_seed, label_seed, export_seed = _child_seeds(seed, 5)
     fits, errors = {}, {}
     if "mixture" in models:
-        try:
-            fits["mixture"] = fit_mixture(
-                data, families=families, prior=prior, coarsen=coarsen, n_draws=int(n_draws),
-                rng=np.random.default_rng(mix_seed), inference=inference, proposal=proposal,
-                progress=progress,
-            )
-        except FitError as exc:
-            if len(models) == 1:
-                raise
-            errors["mixture"] = str(exc)
+        candidates = []
+        for scale in scales:
+            try:
+                candidates.append(fit_mixture(
+                    data if scale == scales[0] else prepared(scale), families=families, prior=prior,
+                    coarsen=coarsen, n_draws=int(n_draws), rng=np.random.default_rng(mix_seed),
+                    inference=inference, proposal=proposal, progress=progress,
+                ))
+            except FitError as exc:
+                errors[f"mixture ({scale})"] = str(exc)
+        if candidates:
+            # KL is invariant under monotone maps of the score: the misfits compare across scales.
+            fits["mixture"] = min(candidates, key=lambda f: f.misfit.kl)
+        elif len(models) == 1:
+            raise FitError("; ".join(errors.values()))
     for name, map_seed in zip(("platt", "beta"), np.random.SeedSequence(platt_seed).spawn(2)):
         if name in models:
             fits[name] = fit_calibration_map(name, data.scores, data.labels, probabilities=bool(probabilities),

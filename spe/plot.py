@@ -38,9 +38,9 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
     probability scores (censored ends show as the outermost bars).
     """
     ax = _axes(ax)
-    d = res.data
-    frame = d.frame
     mixture = res._mixture()
+    d = mixture.data  # the mixture's own frame (its scale may differ from the result's)
+    frame = d.frame
     v = frame.forward(d.scores)
     ax.hist(v, bins=bins, density=True, color="0.8", edgecolor="0.6", label="all scores")
     grid_v = np.linspace(v.min(), v.max(), n_grid)

@@ -191,3 +191,17 @@ def test_a_zero_width_band_with_unlabeled_items_is_a_warning():
     res = spe.fit(s, np.where(np.arange(400) < 20, y, np.nan), model="mixture", n_draws=100, seed=0)
     with pytest.warns(spe.SamplingWarning, match="zero width although 380 items are unlabeled"):
         res.pr_curve()
+
+
+def test_best_mixture_scale_keeps_the_scale_the_scores_fit():
+    """Scores that are Normal on [0, 1] fit the identity scale; scores Normal in logit fit the logit."""
+    rng = np.random.default_rng(11)
+    y = (rng.random(2000) < 0.3).astype(float)
+    labels = np.where(np.arange(2000) < 20, y, np.nan)
+    raw = np.clip(np.where(y == 1, rng.normal(0.7, 0.08, 2000), rng.normal(0.35, 0.08, 2000)), 0.001, 0.999)
+    logit = special.expit(np.where(y == 1, rng.normal(2.5, 1, 2000), rng.normal(-2, 1, 2000)))
+    for scores, scale in ((raw, "identity"), (logit, "logit")):
+        res = spe.fit(scores, labels, model="mixture", mixture_scale="best", n_draws=100, seed=0)
+        assert res.mixture.data.frame.transform == scale
+    with pytest.raises(ValueError, match="mixture_scale='best' needs probability scores"):
+        spe.fit(np.linspace(-3, 3, 100), mixture_scale="best")
