@@ -38,7 +38,9 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
     probability scores (censored ends show as the outermost bars).
     """
     ax = _axes(ax)
-    mixture = res._mixture()
+    mixture = res.mixture
+    if mixture is None:
+        raise ValueError("plot_fit draws the score mixture, and none was fitted (see spe.fit's model=)")
     d = mixture.data  # the mixture's own frame (its scale may differ from the result's)
     frame = d.frame
     v = frame.forward(d.scores)

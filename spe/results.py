@@ -1,7 +1,8 @@
-"""The object ``spe.fit`` returns: fitted model, posterior draws, and everything derived.
+"""The object ``spe.fit`` returns: the pooled label posterior and everything derived.
 
-Curves, metrics, thresholds and plots are computed on demand from the posterior draws
-and the drawn labels, and cached. Nothing here refits.
+Curves, metrics, thresholds and plots are computed on demand from the pooled draws of
+P(y = 1 | score) (:class:`~spe.label_posterior.LabelPosterior`) and the labels drawn from
+them, and cached. Nothing here refits.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import numpy as np
 from . import curves as C
 from . import thresholds as R
 from .label_posterior import LabelPosterior, systematic_resample
-from .stacking import import_arviz, pointwise_log_likelihood
 from .labels import draw_positive_counts
 from .posterior import SamplingWarning
 from .scores import ScoreData, as_score_array
+from .stacking import import_arviz, pointwise_log_likelihood
 
 KINDS = ("sample", "population")
 
@@ -57,7 +58,8 @@ class SPEResult:
     label_posterior : :class:`~spe.label_posterior.LabelPosterior`, the pooled draws of
         P(y = 1 | score) that every curve, metric and threshold is computed from.
     fits : the score models that were fitted, by name (``"mixture"``, ``"platt"``).
-    model_weights : each score model's weight (stacking on the labeled items).
+    model_weights : each score model's weight (from the labeled items' LOO predictive
+        densities, or the prior weights with no labels).
     data : the validated, compressed :class:`~spe.scores.ScoreData`.
 
     The mixture's own details (``families``, ``params``, ``selection``, ``starts``,
