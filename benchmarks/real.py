@@ -673,7 +673,11 @@ def main(argv=None):
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(jobs)} trials over {len(cases)} cases, methods {methods}, {args.jobs} processes")
     with ProcessPoolExecutor(args.jobs) as pool:
-        trial_results = list(pool.map(run_trial, jobs, chunksize=1))
+        trial_results = []
+        for i, result in enumerate(pool.map(run_trial, jobs, chunksize=1), 1):
+            trial_results.append(result)
+            if i % 50 == 0 or i == len(jobs):
+                log(f"  {i}/{len(jobs)} trials, {(time.time() - start) / 60:.1f} min")
         ssme_results, ssme_methods = [], []
         if ssme_seeds:
             ssme_methods = [m for m in methods if m != "naive"]
