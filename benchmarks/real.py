@@ -266,10 +266,10 @@ def run_trial(job):
 
 
 # ---- SSME's protocol -----------------------------------------------------------------------
-def ssme_models():
+def ssme_models(files=None):
     """{name: (scores, labels)} for the binary shared files, every model in scores_all."""
     out = {}
-    for short in ("imdb", "bank", "compas"):
+    for short in files or ("imdb", "bank", "compas"):
         path = DATA / FILES[short]
         if not path.exists():
             continue
@@ -307,10 +307,10 @@ def ssme_lite_metrics(s, labels, seed):
     known = ~np.isnan(labels)
     y = np.where(known, labels, -1).astype(int)
     p = np.clip(s, 1e-6, 1 - 1e-6)
-    est = SSMEEstimator(random_state=seed, early_stopping=True).fit(np.c_[1 - p, p], y)
-    rep = est.evaluate(metrics=("accuracy", "auroc", "auprc", "ece"), n_draws=100, random_state=seed)
-    rows = {k: rep.data["metrics"][k]["rows"][0]["estimate"] for k in ("accuracy", "auroc", "auprc", "ece")}
-    return {"accuracy": rows["accuracy"], "auc": rows["auroc"], "auprc": rows["auprc"], "ece": rows["ece"]}
+    # (n, models) of P(y = 1): one column is one model (an (n, 2) array would be two models)
+    est = SSMEEstimator(random_state=seed, early_stopping=True).fit(p[:, None], y)
+    rep = est.evaluate(metrics=("accuracy", "auc", "auprc", "ece"), n_draws=100, random_state=seed)
+    return {k: float(rep.data["metrics"][k]["rows"][0]["estimate"]) for k in ("accuracy", "auc", "auprc", "ece")}
 
 
 def run_ssme_seed(job):
@@ -319,9 +319,7 @@ def run_ssme_seed(job):
     perm = rng.permutation(s.size)
     half = s.size // 2
     held, pool = perm[:half], perm[half:]
-    if pool.size < 1020:
-        return name, seed, None
-    chosen = pool[:1020]
+    chosen = pool[:1020]  # 20 labeled + 1,000 unlabeled; a smaller file's whole other half
     labeled = chosen[:20]
     if np.unique(y[labeled]).size < 2:
         return name, seed, None
@@ -329,7 +327,7 @@ def run_ssme_seed(job):
     cs, cy = s[chosen], y[chosen]
     labels = np.full(cs.size, np.nan)
     labels[:20] = cy[:20]
-    out = {"labeled only": exact_metrics(cs[:20], cy[:20]), "floor (all 1,020 labeled)": exact_metrics(cs, cy)}
+    out = {"labeled only": exact_metrics(cs[:20], cy[:20]), "floor (all fitted items labeled)": exact_metrics(cs, cy)}
     for method in methods:
         start = time.perf_counter()
         try:
@@ -388,7 +386,7 @@ def aggregate_ssme(results, methods):
     names = list(dict.fromkeys(n for n, _, _ in results))
     for name in names:
         done = [e for n, _, e in results if n == name and e is not None]
-        for m in ["labeled only", *methods, "floor (all 1,020 labeled)"]:
+        for m in ["labeled only", *methods, "floor (all fitted items labeled)"]:
             ok = [e[m] for e in done if e.get(m) is not None]
             if not ok:
                 continue
@@ -399,15 +397,22 @@ def aggregate_ssme(results, methods):
 
 
 def summary_by_file(rows):
-    """Mean over the models of each file, per method, and the ratio to labeled-only."""
+    """Mean over the models of each file, per method, and the ratio to labeled-only.
+
+    Each method's ratio uses the labeled-only error on the models that method ran on
+    (spe refuses scores with fewer than 3 distinct values, e.g. a 2-leaf decision tree).
+    """
+    keys = ("accuracy", "auc", "auprc", "ece")
     out = []
     for f in dict.fromkeys(r["model"].split()[0] for r in rows):
         sub = [r for r in rows if r["model"].split()[0] == f]
-        base = {k: _mean([r[k] for r in sub if r["method"] == "labeled only"]) for k in ("accuracy", "auc", "auprc", "ece")}
+        base = {r["model"]: r for r in sub if r["method"] == "labeled only"}
         for m in dict.fromkeys(r["method"] for r in sub):
-            vals = {k: _mean([r[k] for r in sub if r["method"] == m]) for k in base}
-            out.append({"file": f, "method": m, "models": sum(r["method"] == m for r in sub), **vals,
-                        **{f"{k}_ratio": vals[k] / base[k] if base[k] else float("nan") for k in base}})
+            mine = [r for r in sub if r["method"] == m]
+            vals = {k: _mean([r[k] for r in mine]) for k in keys}
+            ref = {k: _mean([base[r["model"]][k] for r in mine if r["model"] in base]) for k in keys}
+            out.append({"file": f, "method": m, "models": len(mine), **vals,
+                        **{f"{k}_ratio": vals[k] / ref[k] if ref[k] else float("nan") for k in keys}})
     return out
 
 
@@ -446,12 +451,16 @@ def headline(rows, methods):
             "method": m,
             "band_cov_mean": _mean([r[f"{m}_cov"] for r in sel]),
             "band_cov_min_case": min(_mean([r[f"{m}_cov"] for r in sel if r["case"] == c]) for c in cases),
-            "iscore_vs_boot": _mean([r[f"{m}_iscore"] / r["naive_iscore"] for r in low if r.get("naive_iscore")]),
+            "iscore_vs_boot": _mean([r[f"{m}_iscore"] for r in low]) / _mean([r["naive_iscore"] for r in low]),
+            "iscore_vs_platt": (_mean([r[f"{m}_iscore"] for r in low]) / _mean([r["platt_iscore"] for r in low])
+                                if "platt_iscore" in low[0] else float("nan")),
             "prev_cov": _mean([r[f"{m}_prevalence_cov"] for r in sel]),
             "ap_cov": _mean([r[f"{m}_ap_cov"] for r in sel]),
             "acc_cov": _mean([r[f"{m}_accuracy_cov"] for r in sel]),
             "win_rate": _mean([r[f"{m}_win"] for r in low]),
-            "err_ratio": _mean([r[f"{m}_ratio"] for r in low]),
+            # ratios of means over case x budget rows, as the targets are stated
+            "err_ratio": _mean([r[f"{m}_err"] for r in low]) / _mean([r["naive_err"] for r in low]),
+            "median_case_ratio": float(np.median([r[f"{m}_ratio"] for r in low])),
             "max_ratio_100": max(at100) if at100 else float("nan"),
             "falls_10_to_100": f"{fall_ok}/{len(falls)}",
             "mean_err": _mean([r[f"{m}_err"] for r in low]),
@@ -498,15 +507,18 @@ def report(results, args_text):
         "",
         "### Targets over cases at 10/20/50 labels",
         "",
-        "`band_cov_*` = 90% PR band coverage (mean; worst case); `iscore_vs_boot` = interval score / that "
-        "of the bootstrap band (10-20 labels, target <= 0.7); `*_cov` = 90% interval coverage of prevalence, "
-        "AP, accuracy (target >= 0.8); `win_rate` = share of trials with error <= naive + 0.01 (10-20 labels, "
-        "target >= 0.75); `err_ratio` = mean error / naive mean error (10-20 labels, target <= 0.6); "
-        "`max_ratio_100` = worst case at 100 labels (target <= 1.1); `falls_10_to_100` = cases whose error "
-        "at 100 labels is below that at 10.",
+        "`band_cov_*` = 90% PR band coverage (mean; worst case); `iscore_vs_boot` / `iscore_vs_platt` = mean "
+        "interval score / that of the bootstrap band (target <= 0.7) / of the Platt band (target < 1), 10-20 "
+        "labels; `*_cov` = 90% interval coverage of prevalence, AP, accuracy (target >= 0.8); `win_rate` = "
+        "share of trials with error <= naive + 0.01 (10-20 labels, target >= 0.75); `err_ratio` = mean error "
+        "/ naive mean error over cases (10-20 labels, target <= 0.6), `median_case_ratio` the median of the "
+        "per-case ratios (robust to cases where the labels alone are nearly exact); `max_ratio_100` = worst "
+        "case at 100 labels (target <= 1.1); `falls_10_to_100` = cases whose error at 100 labels is below "
+        "that at 10.",
         "",
-        table(hl, ["method", "band_cov_mean", "band_cov_min_case", "iscore_vs_boot", "prev_cov", "ap_cov",
-                   "acc_cov", "win_rate", "err_ratio", "max_ratio_100", "falls_10_to_100", "mean_err"]),
+        table(hl, ["method", "band_cov_mean", "band_cov_min_case", "iscore_vs_boot", "iscore_vs_platt", "prev_cov",
+                   "ap_cov", "acc_cov", "win_rate", "err_ratio", "median_case_ratio", "max_ratio_100",
+                   "falls_10_to_100", "mean_err"]),
         "",
         "### PR curve: error, band coverage, interval score per case and budget",
         "",
@@ -535,7 +547,7 @@ def report(results, args_text):
             f"the first {results['ssme_lite_seeds']} seeds of the first model of each file only (it takes "
             "tens of seconds per fit). Its published numbers on its own CivilComments data (7 models): "
             "accuracy 2.27, ECE 2.12, AUC 3.28, AUPRC 9.41; labeled-only 5.54, 5.05, 6.98, 22.4 (reference, "
-            "not the same data).",
+            "not the same data)." + (f" {results['ssme_note']}." if results.get("ssme_note") else ""),
             "",
             table(results["ssme_summary"], ["file", "method", "models", "accuracy", "auc", "auprc", "ece",
                                             "accuracy_ratio", "auc_ratio", "auprc_ratio"]),
@@ -573,8 +585,8 @@ def readme_summary(results) -> str:
         "bootstrap band's; scalar coverage >= 0.8; win rate >= 0.75; error <= 0.6x the labels alone):",
         "",
         table(headline(rows, methods), ["method", "band_cov_mean", "band_cov_min_case", "iscore_vs_boot",
-                                        "prev_cov", "ap_cov", "acc_cov", "win_rate", "err_ratio",
-                                        "max_ratio_100", "falls_10_to_100"]),
+                                        "iscore_vs_platt", "prev_cov", "ap_cov", "acc_cov", "win_rate",
+                                        "err_ratio", "median_case_ratio", "max_ratio_100", "falls_10_to_100"]),
         "",
     ]
     if results.get("ssme_summary"):
@@ -592,6 +604,8 @@ def readme_summary(results) -> str:
 def rebuild_report(path=HERE / "results" / "real.json"):
     """Regenerate the RESULTS.md section, the figure and the README block from stored results."""
     results = json.loads(path.read_text())
+    if results.get("ssme"):  # derived tables are recomputed from the stored rows
+        results["ssme_summary"] = summary_by_file(results["ssme"])
     text = report(results, results.get("args", ""))
     write_section(text)
     write_section(readme_summary(results), ROOT / "README.md", README_MARKERS)
@@ -610,12 +624,13 @@ def figure(rows, methods, path):
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.32 * len(cases) + 1.8), sharey=True)
     y = np.arange(len(cases))
     colors = {"spe": "tab:red", "mixture": "tab:gray", "platt": "tab:blue", "beta": "tab:green"}
+    height = 0.8 / len(shown)
     for i, m in enumerate(shown):
-        off = (i - (len(shown) - 1) / 2) * 0.25
+        off = (i - (len(shown) - 1) / 2) * height
         ratio = [_mean([r[f"{m}_ratio"] for r in rows if r["case"] == c and r["labels"] in (10, 20, 50)]) for c in cases]
         cov = [_mean([r[f"{m}_cov"] for r in rows if r["case"] == c and r["labels"] in (10, 20, 50)]) for c in cases]
-        axes[0].barh(y + off, ratio, height=0.25, color=colors.get(m, "k"), label=m)
-        axes[1].barh(y + off, cov, height=0.25, color=colors.get(m, "k"), label=m)
+        axes[0].barh(y + off, ratio, height=height, color=colors.get(m, "k"), label=m)
+        axes[1].barh(y + off, cov, height=height, color=colors.get(m, "k"), label=m)
     if "naive" in methods:
         cov = [_mean([r["naive_cov"] for r in rows if r["case"] == c and r["labels"] in (10, 20, 50)]) for c in cases]
         axes[1].plot(cov, y, "k|", ms=10, mew=2, label="naive bootstrap")
@@ -634,6 +649,36 @@ def figure(rows, methods, path):
     plt.close(fig)
 
 
+def run_trials(pool, cases, budgets, trials, methods, ref_trials, log, start):
+    def methods_for(t):
+        return tuple(m for m in methods if m != "mixture" or t < ref_trials)
+
+    jobs = [(n, s, y, b, t, methods_for(t)) for n, (s, y) in cases.items() for b in budgets
+            for t in range(5 if n.endswith("full") else trials)]
+    log(f"{len(jobs)} trials over {len(cases)} cases, methods {methods}")
+    out = []
+    for i, result in enumerate(pool.map(run_trial, jobs, chunksize=1), 1):
+        out.append(result)
+        if i % 50 == 0 or i == len(jobs):
+            log(f"  {i}/{len(jobs)} trials, {(time.time() - start) / 60:.1f} min")
+    return out
+
+
+def run_ssme(pool, seeds, methods, lite_seeds, files, log):
+    """SSME's protocol over the binary files' models; ssme-lite on the first model of each file."""
+    methods = [m for m in methods if m != "naive"]
+    lite = lite_seeds > 0 and _has_ssme_lite()
+    jobs = []
+    for name, (s, y) in ssme_models(files).items():
+        first = name.split()[0] not in {j[0].split()[0] for j in jobs}
+        for seed in range(seeds):
+            extra = ["ssme-lite"] if lite and first and seed < lite_seeds else []
+            jobs.append((name, s, y, seed, methods + extra))
+    log(f"SSME protocol: {len(jobs)} seeds")
+    results = list(pool.map(run_ssme_seed, jobs, chunksize=1))
+    return results, methods + (["ssme-lite"] if lite else [])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 cases, 5 trials, budgets 10 and 50 (< 2 min)")
@@ -643,6 +688,10 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=None, choices=METHODS)
     ap.add_argument("--ssme-seeds", type=int, default=None, help="seeds of SSME's protocol (default 50; 0 with --quick)")
     ap.add_argument("--ssme-lite-seeds", type=int, default=3, help="seeds on which to run ssme-lite (0: skip)")
+    ap.add_argument("--ssme-only", action="store_true",
+                    help="run only SSME's protocol and merge it into benchmarks/results/real.json")
+    ap.add_argument("--ssme-files", nargs="+", default=None, choices=("imdb", "bank", "compas"),
+                    help="with --ssme-only: these files only (their rows replace the stored ones)")
     ap.add_argument("--reference-trials", type=int, default=None,
                     help="trials per budget for the spe 0.1 `mixture` reference (default: --trials)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
@@ -654,50 +703,47 @@ def main(argv=None):
     if args.report:
         rebuild_report()
         return
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     quick = args.quick
-    budgets = tuple(args.budgets or ((10, 50) if quick else BUDGETS))
-    trials = args.trials or (5 if quick else 20)
     methods = tuple(args.methods or (("spe", "platt", "naive") if quick else METHODS))
     ssme_seeds = args.ssme_seeds if args.ssme_seeds is not None else (0 if quick else 50)
+    start = time.time()
+    commit = git_commit()  # the code that runs (the workers fork from this process)
+    if args.ssme_only:
+        stored_path = HERE / "results" / "real.json"
+        stored = json.loads(stored_path.read_text())
+        wanted = list(args.methods) if args.methods else stored["methods"]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            ssme, ssme_methods = run_ssme(pool, ssme_seeds, wanted, args.ssme_lite_seeds, args.ssme_files, log)
+        rows = aggregate_ssme(ssme, ssme_methods)
+        if args.methods:  # add these methods' rows only; the stored baselines stay
+            rows = [r for r in rows if r["method"] in ssme_methods]
+        new = {(r["model"], r["method"]) for r in rows}
+        stored["ssme"] = [r for r in stored.get("ssme", []) if (r["model"], r["method"]) not in new] + rows
+        files = {r["model"].split()[0] for r in rows}
+        stored["ssme_summary"] = summary_by_file(stored["ssme"])
+        note = (f"Rows for {', '.join(sorted(files))} ({', '.join(sorted({m for _, m in new}))}) from commit "
+                f"{commit}, {datetime.date.today().isoformat()}, {ssme_seeds} seeds")
+        stored["ssme_note"] = "; ".join(filter(None, [stored.get("ssme_note"), note]))
+        stored_path.write_text(json.dumps(stored, indent=1, default=float))
+        rebuild_report(stored_path)
+        return
+    budgets = tuple(args.budgets or ((10, 50) if quick else BUDGETS))
+    trials = args.trials or (5 if quick else 20)
     cases = all_cases(args.cases, quick)
     if not cases:
         raise SystemExit(f"no cases: put the shared data in {DATA} (or set SPE_SHARED_DATA)")
-    start = time.time()
     ref_trials = args.reference_trials if args.reference_trials is not None else trials
-
-    def methods_for(t):
-        return tuple(m for m in methods if m != "mixture" or t < ref_trials)
-
-    jobs = [(n, s, y, b, t, methods_for(t)) for n, (s, y) in cases.items() for b in budgets
-            for t in range(5 if n.endswith("full") else trials)]
-    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-    log(f"{len(jobs)} trials over {len(cases)} cases, methods {methods}, {args.jobs} processes")
     with ProcessPoolExecutor(args.jobs) as pool:
-        trial_results = []
-        for i, result in enumerate(pool.map(run_trial, jobs, chunksize=1), 1):
-            trial_results.append(result)
-            if i % 50 == 0 or i == len(jobs):
-                log(f"  {i}/{len(jobs)} trials, {(time.time() - start) / 60:.1f} min")
-        ssme_results, ssme_methods = [], []
-        if ssme_seeds:
-            ssme_methods = [m for m in methods if m != "naive"]
-            lite = _has_ssme_lite() and args.ssme_lite_seeds > 0
-            sj = []
-            for name, (s, y) in ssme_models().items():
-                first = name.split()[0] not in {j[0].split()[0] for j in sj}
-                for seed in range(ssme_seeds):
-                    extra = ["ssme-lite"] if lite and first and seed < args.ssme_lite_seeds else []
-                    sj.append((name, s, y, seed, ssme_methods + extra))
-            if lite:
-                ssme_methods.append("ssme-lite")
-            log(f"SSME protocol: {len(sj)} seeds")
-            ssme_results = list(pool.map(run_ssme_seed, sj, chunksize=1))
+        trial_results = run_trials(pool, cases, budgets, trials, methods, ref_trials, log, start)
+        ssme, ssme_methods = (run_ssme(pool, ssme_seeds, methods, args.ssme_lite_seeds, None, log)
+                              if ssme_seeds else ([], []))
     rows = aggregate(trial_results, methods)
-    results = {"date": datetime.date.today().isoformat(), "versions": versions(), "commit": git_commit(),
+    results = {"date": datetime.date.today().isoformat(), "versions": versions(), "commit": commit,
                "seconds": time.time() - start, "jobs": args.jobs, "methods": list(methods), "rows": rows,
                "ssme_seeds": ssme_seeds, "ssme_lite_seeds": args.ssme_lite_seeds if ssme_methods else 0}
-    if ssme_results:
-        results["ssme"] = aggregate_ssme(ssme_results, ssme_methods)
+    if ssme:
+        results["ssme"] = aggregate_ssme(ssme, ssme_methods)
         results["ssme_summary"] = summary_by_file(results["ssme"])
     args_text = "" if not argv and len(sys.argv) == 1 else " " + " ".join(argv or sys.argv[1:])
     results["args"] = args_text
