@@ -68,7 +68,11 @@ def test_labels_accept_none_bool_and_reject_other_values():
     assert np.all(np.isnan(as_labels(None, 4)))
     with pytest.raises(ValueError, match="length 2 but scores has length 3"):
         as_labels([1, 0], 3)
-    with pytest.raises(ValueError, match=r"\[-1.0, 2.0\]"):
+    with pytest.raises(ValueError, match="item 0: 2 is not a label"):
         as_labels([2, -1, 0], 3)
-    with pytest.raises(ValueError, match="non-numeric"):
-        as_labels(["yes", "no"], 2)
+    with pytest.raises(ValueError, match=r"\[-1.0, 2.0\] \(first at item 0\)"):
+        as_labels(np.array([2.0, -1.0, 0.0]), 3)
+    # the CLI's tokens, one parser for both (issue: the API refused what the CLI accepted)
+    np.testing.assert_array_equal(as_labels(["yes", "no"], 2), [1.0, 0.0])
+    with pytest.raises(ValueError, match="item 1: 'perhaps' is not a label"):
+        as_labels(["yes", "perhaps"], 2)
