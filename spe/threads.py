@@ -1,9 +1,10 @@
 """One BLAS thread inside the hot loops.
 
-The fit evaluates many small batched matrix products; multi-threaded BLAS only contends
-for the cores there (measured on a 2-core machine: the test suite 484 s with default
-threads vs 87 s with one; a 3,000-item fit 5.2 s vs 0.97 s). ``threadpoolctl`` bounds the
-BLAS pool for the duration of a call and restores it afterwards. The environment variable
+The fit evaluates many small batched matrix products, where multi-threaded BLAS can only
+contend for the cores (issue 13 reported a 5x slowdown of spe 0.1 on a busy 2-core
+machine; ``benchmarks/threads.py`` measured no difference for the current fit on an idle
+one, ratio 0.96). ``threadpoolctl`` bounds the BLAS pool for the duration of a call and
+restores it afterwards. The environment variable
 ``SPE_BLAS_THREADS`` sets another bound (an integer), or ``default`` for no bound
 (``benchmarks/threads.py`` compares the two).
 """
