@@ -30,12 +30,24 @@ class CLIError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
+OPTION_NAMES = ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label")
+
+
+def _as_flags(exc, names=OPTION_NAMES) -> CLIError:
+    """A validation message worded with this command's flags instead of Python names."""
+    text = str(exc)
+    for name in names:
+        flag = "--" + name.replace("_", "-")
+        text = text.replace(name + "=", flag).replace(name, flag)
+    return CLIError(text)
+
+
 def load_data(path, score_col, label_col=None, positive_label=None):
     """The table's scores and labels; errors worded with the command's flag names."""
     try:
         return load_scores(path, score_col, label_col, positive_label)
-    except ValueError as exc:
-        raise CLIError(str(exc).replace("positive_label=", "--positive-label")) from None
+    except ValueError as exc:  # data errors may quote column names: translate only this option
+        raise _as_flags(exc, ("positive_label",)) from None
 
 
 # ---- outputs ---------------------------------------------------------------------------
@@ -75,14 +87,6 @@ def cmd_fit(args):
     write_outputs(res, summ, out, args.level)
     print(summ)
     print(f"wrote {out / 'summary.json'} and figures to {out}/")
-
-
-def _as_flags(exc) -> CLIError:
-    """A validation message worded with this command's flags instead of Python names."""
-    text = str(exc)
-    for name in ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label"):
-        text = text.replace(name, "--" + name.replace("_", "-"))
-    return CLIError(text)
 
 
 def cmd_threshold(args):

@@ -222,9 +222,7 @@ class MixtureModel:
 
     def coarsened(self, zeta) -> "MixtureModel":
         """The same model with the unlabeled likelihood raised to ``zeta``."""
-        model = MixtureModel(self.neg, self.pos, unlabeled_power=zeta)
-        model.priors = self.priors
-        return model
+        return MixtureModel(self.neg, self.pos, self.priors, unlabeled_power=zeta)
 
     def marginal_cdf(self, theta, z):
         """P(Z <= z) under the mixture at one parameter vector (unit scores)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import curves as C
+from .scores import looks_like_probabilities
 
 NEG_COLOR = "tab:red"
 POS_COLOR = "tab:green"
@@ -163,8 +164,7 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     x = ((d.n_total * rep) @ onehot)[used] / size[used]
     frac = (res.positive_counts @ onehot)[:, used] / size[used]
     mean, lower, upper = C.band(frac, res.weights, level)
-    probabilities = d.scores.min() >= 0 and d.scores.max() <= 1
-    if probabilities:
+    if looks_like_probabilities(d.scores):
         ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="perfectly calibrated")
     ax.fill_between(x, lower, upper, color=BAND_COLOR, alpha=0.3, lw=0, label=f"posterior {100 * level:g}% band")
     ax.plot(x, mean, "o-", color=SPE_COLOR, ms=4, label="posterior mean fraction positive")

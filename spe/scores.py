@@ -139,10 +139,8 @@ def parse_label(value, positive_label=None):
         v = float(value)
         if np.isnan(v):
             return np.nan
-        if positive_label is not None and not isinstance(positive_label, str) and v == float(positive_label):
-            return 1.0
         if positive_label is not None and not isinstance(positive_label, str):
-            return 0.0
+            return float(v == float(positive_label))
         return v if v in (0.0, 1.0) else None
     token = str(value).strip()
     low = token.lower()
