@@ -157,7 +157,7 @@ def label_efficiency(quick, log, ssme_runs):
                 acc["spe_cov"].append(np.mean((truth >= c.lower) & (truth <= c.upper)))
                 acc["spe_w"].append(np.mean(c.upper - c.lower))
                 ap = res.average_precision(LEVEL)
-                sc["spe_ap_err"].append(abs(ap.mean - true_ap))
+                sc["spe_ap_err"].append(abs(ap.value - true_ap))
                 sc["spe_ap_cov"].append(ap.lower <= true_ap <= ap.upper)
                 p = res.metrics_at(t0, LEVEL)["precision"]
                 sc["spe_p_cov"].append(p.lower <= true_prec_t0 <= p.upper)

@@ -65,20 +65,28 @@ def weighted_quantile(values, weights, q):
 
 
 def band(draws, weights, level):
-    """Weighted mean and equal-tailed (lower, upper) band along axis 0."""
-    mean = np.tensordot(weights, draws, axes=(0, 0))
+    """Weighted median and equal-tailed (lower, upper) band along axis 0.
+
+    The point estimate is the posterior median (pointwise, for curves): the Bayes estimate
+    under absolute error, which is how curves (area between them) and rates are judged.
+    Pooled over score models the posterior can be bimodal, and the median then stays
+    with the model holding most of the weight where the mean would sit between them.
+    """
     alpha = (1.0 - level) / 2.0
-    lower, upper = weighted_quantile(draws, weights, [alpha, 1.0 - alpha])
-    # Guard the ordering against floating-point noise in the weighted mean.
-    return np.clip(mean, lower, upper), lower, upper
+    lower, median, upper = weighted_quantile(draws, weights, [alpha, 0.5, 1.0 - alpha])
+    return median, lower, upper
 
 
 @dataclass
 class Estimate:
-    """A scalar posterior: weighted mean and equal-tailed credible interval."""
+    """A scalar posterior: its median (the point estimate) and equal-tailed credible interval.
+
+    ``value`` is the posterior median; ``mean`` the posterior mean; ``draws`` and
+    ``weights`` the weighted draws both come from.
+    """
 
     name: str
-    mean: float
+    value: float
     lower: float
     upper: float
     level: float
@@ -87,23 +95,28 @@ class Estimate:
 
     @classmethod
     def from_draws(cls, name, draws, weights, level):
-        mean, lower, upper = band(np.asarray(draws, float), weights, level)
-        return cls(name, float(mean), float(lower), float(upper), level, draws, weights)
+        value, lower, upper = band(np.asarray(draws, float), weights, level)
+        return cls(name, float(value), float(lower), float(upper), level, draws, weights)
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.weights, self.draws))
 
     def __float__(self):
-        return self.mean
+        return self.value
 
     def as_dict(self):
-        return {"mean": self.mean, "lower": self.lower, "upper": self.upper, "level": self.level}
+        return {"value": self.value, "mean": self.mean, "lower": self.lower, "upper": self.upper,
+                "level": self.level}
 
     def __repr__(self):
         pct = f"{100 * self.level:g}%"
-        return f"{self.name}: {self.mean:.4g} [{pct} {self.lower:.4g}, {self.upper:.4g}]"
+        return f"{self.name}: {self.value:.4g} [{pct} {self.lower:.4g}, {self.upper:.4g}]"
 
 
 @dataclass
 class CurveBand:
-    """A curve y(x) on a grid: posterior mean, band, and the per-draw curves."""
+    """A curve y(x) on a grid: pointwise posterior median, band, and the per-draw curves."""
 
     x: np.ndarray
     y: np.ndarray

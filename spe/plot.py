@@ -57,9 +57,9 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
     }
     dens["total"] = dens["negative"] + dens["positive"]
     for (name, draws), color in zip(dens.items(), (NEG_COLOR, POS_COLOR, "black")):
-        mean, lower, upper = C.band(np.nan_to_num(draws), mixture.weights, level)
+        median, lower, upper = C.band(np.nan_to_num(draws), mixture.weights, level)
         label = "total (misfit shows here)" if name == "total" else f"{name} ({res.families[name == 'positive']})"
-        ax.plot(grid_v, mean, color=color, lw=1.2 if name == "total" else 2, ls="--" if name == "total" else "-",
+        ax.plot(grid_v, median, color=color, lw=1.2 if name == "total" else 2, ls="--" if name == "total" else "-",
                 label=label)
         ax.fill_between(grid_v, lower, upper, color=color, alpha=0.35 if name != "total" else 0.15, lw=0)
     labeled = d.is_labeled
@@ -79,7 +79,7 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
 
 
 def _draw_curve(ax, res, curve, *, exact_fn, true_labels, naive, level):
-    """Band, posterior mean, and optionally the true and labeled-items-only curves."""
+    """Band, pointwise posterior median, and optionally the true and labeled-items-only curves."""
     ax.fill_between(curve.x, curve.lower, curve.upper, color=BAND_COLOR, alpha=0.3, lw=0,
                     label=f"SPE {100 * level:g}% band")
     ax.plot(curve.x, curve.y, color=SPE_COLOR, lw=2, label=f"SPE ({res.data.n_labeled} labels)")
@@ -163,11 +163,11 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     used = size > 0
     x = ((d.n_total * rep) @ onehot)[used] / size[used]
     frac = (res.positive_counts @ onehot)[:, used] / size[used]
-    mean, lower, upper = C.band(frac, res.weights, level)
+    median, lower, upper = C.band(frac, res.weights, level)
     if looks_like_probabilities(d.scores):
         ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="perfectly calibrated")
     ax.fill_between(x, lower, upper, color=BAND_COLOR, alpha=0.3, lw=0, label=f"posterior {100 * level:g}% band")
-    ax.plot(x, mean, "o-", color=SPE_COLOR, ms=4, label="posterior mean fraction positive")
+    ax.plot(x, median, "o-", color=SPE_COLOR, ms=4, label="posterior median fraction positive")
     lab = d.is_labeled
     if lab.any():
         lab_bins = np.clip(np.searchsorted(edges, d.scores[lab], side="right") - 1, 0, len(edges) - 2)

@@ -403,8 +403,8 @@ class SPEResult:
             lines += ["             " + line for line in _describe_lines(name, info, len(self.selection)
                                                                          if name == "mixture" else 0)]
         lines += [f"    {name:8s} not fitted: {why}" for name, why in self.errors.items()]
-        lines.append(f"  metrics on these items (mean [{100 * level:g}% interval]), {self.n_draws} draws:")
-        lines += [f"    {m.name:18s} {m.mean:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
+        lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {self.n_draws} draws:")
+        lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
         data = {
             "n_items": d.n_items,
             "n_labeled": d.n_labeled,

@@ -26,7 +26,7 @@ def test_curves_lie_in_unit_interval_and_bands_are_ordered(res):
 def test_scalar_metrics_and_metrics_at(res):
     for est in (res.prevalence(), res.average_precision(), res.auroc(), res.max_f1(),
                 res.prevalence(kind="population"), res.auroc(kind="population")):
-        assert 0 <= est.lower <= est.mean <= est.upper <= 1
+        assert 0 <= est.lower <= est.value <= est.upper <= 1
     m = res.metrics_at(0.5)
     assert set(m) == {"precision", "recall", "fpr", "f1", "accuracy"}
     top = res.metrics_at(1e9)  # nothing predicted positive
@@ -82,3 +82,20 @@ def test_argument_validation(res):
         res.pr_curve(recall=[0.5, 1.5])
     with pytest.raises(ValueError, match="n_draws"):
         spe.fit([0.1, 0.2, 0.3], n_draws=0)
+
+
+def test_point_estimate_is_the_weighted_median_and_stays_with_the_majority_model():
+    # Two models that disagree, pooled 0.8 / 0.2: the mean falls between them where
+    # neither puts mass; the median (the Bayes estimate under absolute error) does not.
+    from spe.curves import CurveBand, Estimate
+
+    draws = np.r_[np.full(80, 0.9), np.full(20, 0.1)]
+    weights = np.full(100, 0.01)
+    est = Estimate.from_draws("ap", draws, weights, 0.9)
+    assert est.value == 0.9 and est.mean == pytest.approx(0.74)
+    assert est.lower == 0.1 and est.upper == 0.9
+    assert est.as_dict()["value"] == 0.9 and float(est) == 0.9
+    heavy_minority = np.r_[np.full(80, 1.0), np.full(20, 5.0)]  # the 0.1 draws now hold 100/180
+    assert Estimate.from_draws("ap", draws, heavy_minority / heavy_minority.sum(), 0.9).value == 0.1
+    curve = CurveBand.from_draws(np.array([0.0, 1.0]), np.c_[draws, 1 - draws], weights, 0.9, "sample")
+    np.testing.assert_allclose(curve.y, [0.9, 0.1])

@@ -26,7 +26,7 @@ def _check_result(res):
         assert np.all((curve.draws >= 0) & (curve.draws <= 1))
         assert np.all(curve.lower <= curve.y) and np.all(curve.y <= curve.upper)
     est = res.average_precision()
-    assert 0 <= est.lower <= est.mean <= est.upper <= 1
+    assert 0 <= est.lower <= est.value <= est.upper <= 1
 
 
 # ---- scores ----------------------------------------------------------------------------
