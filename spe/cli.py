@@ -21,9 +21,9 @@ from . import curves as C
 from . import thresholds as R
 from .api import fit
 from .datasets import load_demo
-from .io import column, load_scores, parse_scores, read_table
-from .posterior import SamplingWarning
+from .io import load_scores, parse_scores, read_table
 from .report import save_figure, write_outputs
+from .scores import MISSING_TOKENS, parse_label
 
 
 class CLIError(Exception):
@@ -45,25 +45,34 @@ def _as_flags(exc, names=OPTION_NAMES) -> CLIError:
 def load_data(path, score_col, label_col=None, positive_label=None):
     """The table's scores and labels; errors worded with the command's flag names."""
     try:
-        return load_scores(path, score_col, label_col, positive_label)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loaded = load_scores(path, score_col, label_col, positive_label)
     except ValueError as exc:  # data errors may quote column names: translate only this option
         raise _as_flags(exc, ("positive_label",)) from None
+    _print_notes(caught)
+    return loaded
+
+
+def _print_notes(caught):
+    """Warnings as one-line notes on stderr (data skipped, small data, sampling trouble)."""
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            print(f"spe: note: {w.message}", file=sys.stderr)
 
 
 # ---- outputs ---------------------------------------------------------------------------
 def _fit_result(scores, labels, args):
     C.check_level(args.level)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SamplingWarning)
+        warnings.simplefilter("always", UserWarning)
         res = fit(
             scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,
             families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
             higher_is_positive=not args.lower_is_positive,
             score_range=args.score_range, progress=sys.stderr.isatty(),
         )
-    for w in caught:
-        if issubclass(w.category, SamplingWarning):
-            print(f"spe: note: {w.message}", file=sys.stderr)
+    _print_notes(caught)
     return res
 
 
@@ -149,28 +158,75 @@ def cmd_demo(args):
     print(f"wrote {out / 'summary.json'} and figures ({', '.join(summary['figures'])}) to {out}/")
 
 
+YES_NO_SHORT = {"y": "yes", "n": "no"}
+
+
+def answer_parser(predicted):
+    """(canonical predictions, parse(answer) -> stored label or None, hint for the prompt).
+
+    Binary predictions (1/0, true/false, yes/no) take any of those answers, and y/n, and
+    store "1"/"0", so "y" is not compared as text with "1". Other predictions are class
+    names: an answer must be one of them (matched ignoring case).
+    """
+    parsed = [parse_label(v) for v in predicted]
+    if all(p is not None and not np.isnan(p) for p in parsed):
+        canonical = np.array(["1" if p == 1 else "0" for p in parsed])
+
+        def parse(answer):
+            value = parse_label(YES_NO_SHORT.get(answer.lower(), answer))
+            return None if value is None or np.isnan(value) else ("1" if value == 1 else "0")
+
+        return canonical, parse, "1/y = positive, 0/n = negative"
+    classes = sorted(set(map(str, predicted)))
+    by_lower = {c.lower(): c for c in classes}
+
+    def parse(answer):
+        return answer if answer in classes else by_lower.get(answer.lower())
+
+    shown = ", ".join(classes[:8]) + (", ..." if len(classes) > 8 else "")
+    return np.array([str(v) for v in predicted]), parse, f"one of: {shown}"
+
+
+def _existing_labels(table, args, parse, n_items):
+    """{item: stored label} from --label-col (blank/NA cells = not yet labeled)."""
+    cells = table.column(args.label_col)
+    out = {}
+    for i, cell in enumerate(cells[:n_items]):
+        if cell.strip().lower() in MISSING_TOKENS:
+            continue
+        label = parse(cell.strip())
+        if label is None:
+            raise CLIError(f"label column {args.label_col!r}, row {table.rows[i]}: {cell!r} is not a label "
+                           "these predictions can be compared with")
+        out[i] = label
+    return out
+
+
 def cmd_label(args, ask=input):
     """Interactive labeling: pick the next item actively, save after every answer."""
     from .assessment import Assessor, StateError, bin_groups, encode_groups
 
-    path = Path(args.data)
     try:
-        table = read_table(path)
-        scores = parse_scores(column(table, args.score_col, path), args.score_col)
+        table = read_table(args.data)
+        scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
+        ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)
+        if args.pred_col:
+            predicted = np.array(table.column(args.pred_col))
+        elif args.threshold is not None:
+            predicted = (scores >= args.threshold).astype(int).astype(str)
+        else:
+            raise CLIError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
+        predicted, parse, hint = answer_parser(predicted)
+        if args.group_col:
+            groups, names = encode_groups(np.array(table.column(args.group_col)))
+        else:
+            groups, edges = bin_groups(scores, args.bins, "mass")
+            names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+        existing = _existing_labels(table, args, parse, scores.size) if args.label_col else {}
     except ValueError as exc:
         raise CLIError(str(exc)) from None
-    ids = np.array(column(table, args.id_col, path)) if args.id_col else np.arange(scores.size)
-    if args.pred_col:
-        predicted = np.array(column(table, args.pred_col, path))
-    elif args.threshold is not None:
-        predicted = (scores >= args.threshold).astype(int).astype(str)
-    else:
-        raise CLIError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
-    if args.group_col:
-        groups, names = encode_groups(np.array(column(table, args.group_col, path)))
-    else:
-        groups, edges = bin_groups(scores, args.bins, "mass")
-        names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    if table.blank_rows:
+        print(f"spe: note: {table.blank_note()}", file=sys.stderr)
     state = Path(args.state)
     try:
         if state.exists():
@@ -178,6 +234,12 @@ def cmd_label(args, ask=input):
             print(f"resuming {state}: {len(assessor.labels)} answers so far")
         else:
             assessor = Assessor(groups, predicted, strategy=args.strategy, item_ids=ids, seed=args.seed)
+        new = {i: lab for i, lab in existing.items() if i not in assessor.labels}
+        for i, lab in new.items():
+            assessor.update(i, lab)
+        if new:
+            assessor.save(state)
+            print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
     except StateError as exc:
         raise CLIError(str(exc)) from None
     asked = 0
@@ -188,16 +250,22 @@ def cmd_label(args, ask=input):
             break
         i = int(nxt[0])
         prompt = (f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
-                  f"{predicted[i]}): true label? [value, q = quit] ")
-        try:
-            answer = ask(prompt).strip()
-        except EOFError:
-            answer = "q"
-        if answer.lower() in ("q", "quit", "exit"):
+                  f"{predicted[i]}): true label? [{hint}; q = quit] ")
+        label = None
+        while label is None:
+            try:
+                answer = ask(prompt).strip()
+            except EOFError:
+                answer = "q"
+            if answer.lower() in ("q", "quit", "exit"):
+                break
+            label = parse(answer)
+            if label is None:
+                said = "no answer" if not answer else f"{answer!r} is not an answer"
+                print(f"  {said}: type {hint}, or q to quit")
+        if label is None:
             break
-        if not answer:
-            continue
-        assessor.update(i, answer)
+        assessor.update(i, label)
         assessor.save(state)
         asked += 1
     acc = assessor.accuracy()
@@ -209,19 +277,28 @@ def cmd_label(args, ask=input):
 
 def _add_fit_options(p):
     p.add_argument("--model", default="auto",
-                   help="score models: 'auto' (default: mixture + platt, weighted by the labels), "
+                   help="score models: 'auto' (mixture + platt, weighted by the labels), "
                         "'mixture', 'platt', 'beta', or a comma-separated list")
     p.add_argument("--positive-label", default=None,
-                   help="the label value meaning positive (others: negative); default 1/0, true/false, yes/no")
+                   help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")
     p.add_argument("--lower-is-positive", action="store_true",
                    help="lower scores mean positive (scores are reversed; thresholds refer to the reversed score)")
     p.add_argument("--families", default=None,
-                   help="'auto' (default), 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--n-draws", type=int, default=1000, help="posterior draws (default 1000)")
-    p.add_argument("--level", type=float, default=0.9, help="credible level of bands (default 0.9)")
+                   help="mixture families: 'auto', 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--n-draws", type=int, default=1000, help="posterior draws")
+    p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals")
     p.add_argument("--score-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,
                    help="range scores can take, e.g. 0 1 for probabilities")
+
+
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Show a default only when there is one (not None, not an unset flag)."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False) or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def build_parser():
@@ -230,43 +307,59 @@ def build_parser():
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("fit", help="fit scores (+ a few labels) and write summary.json and figures")
+    fmt = {"formatter_class": _DefaultsShown}
+    p = sub.add_parser("fit", help="fit scores (+ a few labels) and write summary.json and figures",
+                       description="Fit score models to every score and the few labels; print the summary "
+                                   "and write summary.json and figures.", **fmt)
     p.add_argument("data", help="CSV (or Parquet with spe[parquet]) file")
     p.add_argument("--score-col", required=True, help="column with classifier scores")
-    p.add_argument("--label-col", default=None, help="column with 0/1 labels; blank or NA = unlabeled")
-    p.add_argument("--out", default="spe-out", help="output folder (default spe-out)")
+    p.add_argument("--label-col", default=None,
+                   help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
+    p.add_argument("--out", default="spe-out", help="output folder")
     _add_fit_options(p)
     p.set_defaults(func=cmd_fit)
 
-    p = sub.add_parser("threshold", help="choose a threshold that meets constraints with stated probability")
-    p.add_argument("data")
-    p.add_argument("--score-col", required=True)
-    p.add_argument("--label-col", default=None)
-    p.add_argument("--min-precision", type=float, default=None)
-    p.add_argument("--min-recall", type=float, default=None)
-    p.add_argument("--max-fpr", type=float, default=None)
-    p.add_argument("--confidence", type=float, default=0.9)
+    p = sub.add_parser("threshold", help="choose a threshold that meets constraints with stated probability",
+                       description="Choose the score threshold that meets every constraint (on this data's "
+                                   "precision, recall, false positive rate) with posterior probability >= "
+                                   "--confidence. Exit status 0 when one exists, 1 when none does.", **fmt)
+    p.add_argument("data", help="CSV (or Parquet with spe[parquet]) file")
+    p.add_argument("--score-col", required=True, help="column with classifier scores")
+    p.add_argument("--label-col", default=None,
+                   help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
+    p.add_argument("--min-precision", type=float, default=None, help="required precision, in (0, 1]")
+    p.add_argument("--min-recall", type=float, default=None, help="required recall, in (0, 1]")
+    p.add_argument("--max-fpr", type=float, default=None, help="largest allowed false positive rate, in [0, 1)")
+    p.add_argument("--confidence", type=float, default=0.9,
+                   help="required probability that every constraint holds, in (0, 1)")
     p.add_argument("--out", default=None, help="also write threshold.json and conditions.png here")
     _add_fit_options(p)
     p.set_defaults(func=cmd_threshold)
 
-    p = sub.add_parser("label", help="label items one by one, chosen actively; resumable")
+    p = sub.add_parser("label", help="label items one by one, chosen actively; resumable",
+                       description="Label items one at a time, chosen by Thompson sampling over groups; every "
+                                   "answer is saved at once (atomically) to --state, and a later run resumes.",
+                       **fmt)
     p.add_argument("data", help="CSV of items to label")
     p.add_argument("--state", required=True, help="JSON state file (created, or resumed if it exists)")
-    p.add_argument("--score-col", required=True)
-    p.add_argument("--id-col", default=None)
+    p.add_argument("--score-col", required=True, help="column with classifier scores")
+    p.add_argument("--id-col", default=None, help="column with item ids shown in the prompt (default: row index)")
+    p.add_argument("--label-col", default=None,
+                   help="column with labels already known (blank or NA = not yet); loaded before asking")
     p.add_argument("--pred-col", default=None, help="column with the model's predicted label")
     p.add_argument("--threshold", type=float, default=None, help="predict 1 when score >= threshold")
-    p.add_argument("--group-col", default=None, help="column with group ids (default: score bins)")
+    p.add_argument("--group-col", default=None, help="column with group ids (without it: equal-mass score bins)")
     p.add_argument("--bins", type=int, default=5, help="equal-mass score bins when no --group-col")
-    p.add_argument("--strategy", default="ts-estimate", help="ts-estimate (default), ts-worst, random, ...")
+    p.add_argument("--strategy", default="ts-estimate", help="how items are chosen: ts-estimate, ts-worst, random, ...")
     p.add_argument("--max", type=int, default=None, help="stop after this many answers")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed of the item choice")
     p.set_defaults(func=cmd_label)
 
-    p = sub.add_parser("demo", help="run the whole pipeline on the bundled digits data")
-    p.add_argument("--out", default="spe-demo", help="output folder (default spe-demo)")
-    p.add_argument("--labels", type=int, default=10, help="how many labels to keep (default 10)")
+    p = sub.add_parser("demo", help="run the whole pipeline on the bundled digits data",
+                       description="Fit the bundled digits SVM scores with a few random labels kept and "
+                                   "compare every estimate with the truth.", **fmt)
+    p.add_argument("--out", default="spe-demo", help="output folder")
+    p.add_argument("--labels", type=int, default=10, help="how many labels to keep")
     _add_fit_options(p)
     p.set_defaults(func=cmd_demo, seed=1)
     return parser

@@ -7,6 +7,8 @@ row; labels go through the package's one parser (:func:`spe.scores.as_labels`).
 from __future__ import annotations
 
 import csv
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,38 @@ class InputError(ValueError):
     """A table that cannot be read as scores and labels; the message names the place."""
 
 
-def read_table(path: Path) -> dict[str, list[str]]:
+class InputWarning(UserWarning):
+    """Something in the input was skipped or assumed; the message says what."""
+
+
+@dataclass
+class Table:
+    """A table's text cells by column, with the file row number of each record.
+
+    ``blank_rows`` are the file rows that held nothing (skipped, and reported by the
+    readers that skip them); ``rows[i]`` is the file row of record ``i`` (header = row 1).
+    """
+
+    path: Path
+    columns: dict[str, list[str]]
+    rows: list[int] = field(default_factory=list)
+    blank_rows: list[int] = field(default_factory=list)
+
+    def column(self, name) -> list[str]:
+        if name not in self.columns:
+            raise InputError(f"column {name!r} not found in {self.path}; columns are: {', '.join(self.columns)}")
+        return self.columns[name]
+
+    def blank_note(self) -> str | None:
+        """A one-line note on skipped blank rows, or None."""
+        if not self.blank_rows:
+            return None
+        shown = ", ".join(map(str, self.blank_rows[:5])) + (", ..." if len(self.blank_rows) > 5 else "")
+        return f"{self.path}: skipped {len(self.blank_rows)} blank row(s) (file row {shown})"
+
+
+def read_table(path) -> Table:
+    path = Path(path)
     if not path.exists():
         raise InputError(f"file not found: {path}")
     if path.suffix.lower() in (".parquet", ".pq"):
@@ -30,7 +63,8 @@ def read_table(path: Path) -> dict[str, list[str]]:
             df = pd.read_parquet(path)
         except Exception as exc:
             raise InputError(f"could not read {path}: {exc}") from None
-        return {str(c): ["" if v is None else str(v) for v in df[c].tolist()] for c in df.columns}
+        cols = {str(c): ["" if v is None else str(v) for v in df[c].tolist()] for c in df.columns}
+        return Table(path, cols, rows=list(range(2, len(df) + 2)))
     try:
         with path.open(newline="") as fh:
             sample = fh.read(4096)
@@ -43,51 +77,55 @@ def read_table(path: Path) -> dict[str, list[str]]:
             header = next(reader, None)
             if not header:
                 raise InputError(f"{path} is empty")
-            cols: dict[str, list[str]] = {h.strip(): [] for h in header}
-            names = list(cols)
+            table = Table(path, {h.strip(): [] for h in header})
+            names = list(table.columns)
             for row in reader:
                 if not any(cell.strip() for cell in row):
+                    table.blank_rows.append(reader.line_num)
                     continue
+                table.rows.append(reader.line_num)
                 for name, cell in zip(names, row + [""] * (len(names) - len(row))):
-                    cols[name].append(cell.strip())
+                    table.columns[name].append(cell.strip())
     except UnicodeDecodeError:
         raise InputError(f"could not read {path}: not a text CSV file") from None
     except OSError as exc:
         raise InputError(f"could not read {path}: {exc.strerror}") from None
-    return cols
+    # A trailing newline is not a blank record worth a note.
+    while table.blank_rows and table.blank_rows[-1] > (table.rows[-1] if table.rows else 1):
+        table.blank_rows.pop()
+    return table
 
 
-def column(table, name, path) -> list[str]:
-    if name not in table:
-        raise InputError(f"column {name!r} not found in {path}; columns are: {', '.join(table)}")
-    return table[name]
-
-
-def parse_scores(cells, name) -> np.ndarray:
+def parse_scores(cells, name, rows=None) -> np.ndarray:
+    """Floats from text cells; ``rows`` are the file row numbers used in messages."""
     out = np.empty(len(cells))
     for i, cell in enumerate(cells):
         try:
             out[i] = float(cell)
         except ValueError:
-            raise InputError(f"score column {name!r}, row {i + 2}: {cell!r} is not a number") from None
+            row = rows[i] if rows is not None else i + 2
+            what = "is blank" if not cell else f"{cell!r} is not a number"
+            raise InputError(f"score column {name!r}, row {row}: {what}") from None
     if out.size == 0:
         raise InputError(f"score column {name!r} has no rows")
     return out
 
 
-def parse_labels(cells, name, positive_label=None) -> np.ndarray:
+def parse_labels(cells, name, positive_label=None, rows=None) -> np.ndarray:
     """Labels from text cells through the package's one label parser (file rows named)."""
     try:
-        return as_labels(cells, len(cells), positive_label=positive_label, row_offset=2)
+        return as_labels(cells, len(cells), positive_label=positive_label,
+                         rows=rows if rows is not None else range(2, len(cells) + 2))
     except ValueError as exc:
         raise InputError(f"label column {name!r}: {exc}") from None
 
 
 def load_scores(path, score_col, label_col=None, positive_label=None):
     """(scores, labels or None) from a CSV or Parquet file's columns."""
-    path = Path(path)
     table = read_table(path)
-    scores = parse_scores(column(table, score_col, path), score_col)
+    scores = parse_scores(table.column(score_col), score_col, table.rows)
     labels = (None if label_col is None
-              else parse_labels(column(table, label_col, path), label_col, positive_label))
+              else parse_labels(table.column(label_col), label_col, positive_label, table.rows))
+    if table.blank_rows:
+        warnings.warn(table.blank_note(), InputWarning, stacklevel=2)
     return scores, labels

@@ -155,13 +155,14 @@ def parse_label(value, positive_label=None):
     return None
 
 
-def as_labels(labels, n: int, positive_label=None, row_offset=None) -> np.ndarray:
+def as_labels(labels, n: int, positive_label=None, rows=None) -> np.ndarray:
     """Validate labels: one parser for the API and the CLI.
 
     Accepted: 1/0 (numbers or text), True/False, "true"/"false", "yes"/"no"; NaN, None,
     blank, "NA", "null", "?" mean unlabeled; ``labels=None`` means no labels at all. With
     ``positive_label``, that value means positive and every other non-missing value
-    negative. Anything else is refused naming the item (``row_offset``: report file rows).
+    negative. Anything else is refused naming the item (``rows``: the file row number of
+    each item, to name rows instead).
     """
     if labels is None:
         return np.full(n, np.nan)
@@ -178,7 +179,7 @@ def as_labels(labels, n: int, positive_label=None, row_offset=None) -> np.ndarra
         bad = known[(known != 0) & (known != 1)]
         if bad.size:
             first = int(np.flatnonzero(~np.isnan(out) & (out != 0) & (out != 1))[0])
-            where = f"row {first + row_offset}" if row_offset is not None else f"item {first}"
+            where = f"row {rows[first]}" if rows is not None else f"item {first}"
             raise ValueError(f"labels must be 0, 1 or NaN/None (unlabeled); found {np.unique(bad)[:5].tolist()} "
                              f"(first at {where}); pass positive_label= to name the positive class")
         return out
@@ -186,7 +187,7 @@ def as_labels(labels, n: int, positive_label=None, row_offset=None) -> np.ndarra
     for i, value in enumerate(arr.tolist()):
         parsed = parse_label(value, positive_label)
         if parsed is None:
-            where = f"row {i + row_offset}" if row_offset is not None else f"item {i}"
+            where = f"row {rows[i]}" if rows is not None else f"item {i}"
             raise ValueError(
                 f"labels, {where}: {value!r} is not a label; use 1/0, true/false or yes/no "
                 "(blank, NA or NaN = unlabeled), or name the positive class with positive_label="

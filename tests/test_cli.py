@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from spe.cli import main
+from spe.cli import build_parser, main
 from spe.datasets import load_demo
 
 
@@ -176,3 +176,74 @@ def test_threshold_options_are_refused_before_fitting(flags, message, csv_file, 
     monkeypatch.setattr(spe.cli, "fit", lambda *a, **k: pytest.fail("fitted before validating"))
     assert main(["threshold", str(csv_file), "--score-col", "score", "--label-col", "label", *flags]) == 2
     assert message in capsys.readouterr().err
+
+
+def _label_items(tmp_path, n=40, labels=None):
+    rows = "".join(f"i{i},{i / n:.3f},{'' if labels is None else labels.get(i, '')}\n" for i in range(n))
+    path = tmp_path / "items.csv"
+    path.write_text("id,score,label\n" + rows)
+    return path
+
+
+def test_label_answers_y_and_n_mean_yes_and_no_and_blank_asks_again(tmp_path, capsys):
+    """Regression: 'y' was compared as text with the prediction '1' and stored as a wrong answer;
+    a blank answer silently skipped the item."""
+    from spe.cli import cmd_label
+
+    path = _label_items(tmp_path)
+    state = tmp_path / "s.json"
+    answers = iter(["", "maybe", "y", "N", "q"])
+    prompts = []
+    args = build_parser().parse_args(["label", str(path), "--state", str(state), "--score-col", "score",
+                                      "--id-col", "id", "--threshold", "0.5"])
+    cmd_label(args, ask=lambda p: prompts.append(p) or next(answers))
+    out = capsys.readouterr().out
+    assert "no answer: type 1/y = positive, 0/n = negative" in out and "'maybe' is not an answer" in out
+    assert prompts[0] == prompts[1] == prompts[2]  # the same item until a valid answer
+    assert "[1/y = positive, 0/n = negative; q = quit]" in prompts[0]
+    saved = json.loads(state.read_text())["labels"]
+    assert sorted(lab for _, lab in saved) == ["0", "1"]  # stored canonically, never as "y"/"N"
+    assert not (tmp_path / "s.json.lock").exists()  # regression: the lock file was left behind
+
+
+def test_label_loads_existing_labels_and_checks_class_answers(tmp_path, capsys):
+    from spe.cli import cmd_label
+
+    path = tmp_path / "cls.csv"
+    path.write_text("score,pred,truth\n" + "".join(
+        f"{i / 30:.3f},{'cat' if i % 2 else 'dog'},{('Cat' if i % 3 else 'dog') if i < 6 else 'NA'}\n"
+        for i in range(30)))
+    state = tmp_path / "s.json"
+    answers = iter(["bird", "CAT", "q"])
+    args = build_parser().parse_args(["label", str(path), "--state", str(state), "--score-col", "score",
+                                      "--pred-col", "pred", "--label-col", "truth"])
+    cmd_label(args, ask=lambda p: next(answers))
+    out = capsys.readouterr().out
+    assert "loaded 6 existing labels from column 'truth'" in out
+    assert "'bird' is not an answer: type one of: cat, dog" in out
+    saved = dict(json.loads(state.read_text())["labels"])
+    assert len(saved) == 7 and saved[1] == "cat" and saved[0] == "dog" and "cat" in saved.values()
+
+
+def test_blank_rows_are_reported_and_rows_keep_their_file_numbers(tmp_path, capsys):
+    """Regression: a fully blank row was dropped silently and later rows were misnumbered."""
+    path = tmp_path / "gaps.csv"
+    path.write_text("score,label\n0.1,1\n,\n0.3,0\nabc,1\n")
+    assert main(["fit", str(path), "--score-col", "score", "--label-col", "label"]) == 2
+    err = capsys.readouterr().err
+    assert "row 5: 'abc' is not a number" in err
+    from spe.io import InputWarning, load_scores
+
+    path.write_text("score,label\n0.1,1\n,\n0.3,0\n0.5,\n\n")
+    with pytest.warns(InputWarning, match=r"skipped 1 blank row\(s\) \(file row 3\)"):
+        scores, labels = load_scores(path, "score", "label")
+    np.testing.assert_array_equal(scores, [0.1, 0.3, 0.5])
+
+
+def test_every_option_of_every_command_has_a_help_text():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    for name, p in sub.choices.items():
+        assert p.description, name
+        missing = [a.dest for a in p._actions if not a.help]
+        assert not missing, (name, missing)

@@ -242,4 +242,4 @@ def test_api_and_cli_share_one_label_parser():
                                   [1, 0, 1, 0, np.nan, np.nan, np.nan, 1])
     np.testing.assert_array_equal(as_labels(["cat", "dog", ""], 3, positive_label="cat"), [1, 0, np.nan])
     with pytest.raises(ValueError, match="row 3: 'maybe'"):
-        as_labels(["1", "maybe"], 2, row_offset=2)
+        as_labels(["1", "maybe"], 2, rows=[2, 3])

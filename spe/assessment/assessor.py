@@ -40,15 +40,35 @@ def items_checksum(item_ids, groups, predicted) -> str:
 
 @contextlib.contextmanager
 def _locked(path: Path):
-    lock = path.with_name(path.name + ".lock")
-    with open(lock, "a+") as fh:
-        try:
-            import fcntl
+    """Hold an exclusive lock on ``STATE.lock``, and remove that file when done.
 
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - non-POSIX: atomic rename still protects the file
-            pass
+    The lock file is unlinked while still held, so none is left behind. A process that
+    was waiting on the unlinked file then holds a lock nobody else can see: it checks that
+    the path still names the file it locked and, if not, starts again.
+    """
+    lock = path.with_name(path.name + ".lock")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX: atomic rename still protects the file
         yield
+        return
+    while True:
+        fh = open(lock, "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                same = os.stat(lock).st_ino == os.fstat(fh.fileno()).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                try:
+                    yield
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(lock)
+                return
+        finally:
+            fh.close()
 
 
 def _atomic_write(path: Path, text: str):
