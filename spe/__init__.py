@@ -18,7 +18,7 @@ from . import datasets, priors
 from .api import fit
 from .calibration_maps import CalibrationFit
 from .curves import Estimate, PRCurve, ROCCurve
-from .families import FAMILIES
+from .families import FAMILIES, Family, register_family
 from .fitting import FitError
 from .label_posterior import LabelPosterior
 from .misfit import Misfit
@@ -30,6 +30,6 @@ from .results import SPEResult, Summary
 __all__ = [
     "fit", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
     "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
-    "FAMILIES", "priors", "datasets",
+    "FAMILIES", "Family", "register_family", "priors", "datasets",
 ]
 __version__ = "0.2.0"

@@ -62,42 +62,42 @@ WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
 class Features:
     """x(s) for one calibration map: the columns whose positive slopes are fitted."""
 
-    kind: str
+    form: str
     probabilities: bool
     center: float = 0.0
     scale: float = 1.0
 
     @classmethod
-    def for_scores(cls, kind, scores, probabilities: bool) -> "Features":
-        if kind not in MAPS:
-            raise ValueError(f"unknown calibration map {kind!r}; choose from {MAPS}")
+    def for_scores(cls, form, scores, probabilities: bool) -> "Features":
+        if form not in MAPS:
+            raise ValueError(f"unknown calibration map {form!r}; choose from {MAPS}")
         if probabilities:
-            return cls(kind, True)
+            return cls(form, True)
         s = np.asarray(scores, float)
-        return cls(kind, False, float(np.median(s)), float(np.std(s)) or 1.0)
+        return cls(form, False, float(np.median(s)), float(np.std(s)) or 1.0)
 
     def __call__(self, scores) -> np.ndarray:
         """(n, J) feature matrix."""
         s = np.asarray(scores, float)
         if self.probabilities:
             p = np.clip(s, PROBABILITY_EPS, 1.0 - PROBABILITY_EPS)
-            if self.kind == "platt":
+            if self.form == "platt":
                 return special.logit(p)[:, None]
             return np.stack([np.log(p), -np.log1p(-p)], axis=1)
         x = (s - self.center) / self.scale
-        if self.kind == "platt":
+        if self.form == "platt":
             return x[:, None]
         return np.stack([np.minimum(x, 0.0), np.maximum(x, 0.0)], axis=1)
 
     @property
     def n_slopes(self) -> int:
-        return 1 if self.kind == "platt" else 2
+        return 1 if self.form == "platt" else 2
 
     def describe(self) -> str:
         if self.probabilities:
-            return "logit of the probability" if self.kind == "platt" else "log s and -log(1 - s)"
+            return "logit of the probability" if self.form == "platt" else "log s and -log(1 - s)"
         std = f"(s - {self.center:.4g}) / {self.scale:.4g}"
-        return f"standardised score {std}" + ("" if self.kind == "platt" else ", below and above 0")
+        return f"standardised score {std}" + ("" if self.form == "platt" else ", below and above 0")
 
 
 @dataclass
@@ -115,7 +115,7 @@ class CalibrationFit:
 
     @property
     def name(self) -> str:
-        return self.features.kind
+        return self.features.form
 
     @property
     def n_draws(self) -> int:
@@ -194,12 +194,12 @@ def _mode(x, y, prior: MapPrior):
     return u
 
 
-def fit_calibration_map(kind, scores, labels, *, probabilities: bool, n_draws: int, rng,
+def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: int, rng,
                         prior: MapPrior | None = None) -> CalibrationFit:
     """Posterior draws of one calibration map from all scores (feature scaling) and the labels."""
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)
-    features = Features.for_scores(kind, scores, probabilities)
+    features = Features.for_scores(form, scores, probabilities)
     prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
@@ -217,7 +217,7 @@ def fit_calibration_map(kind, scores, labels, *, probabilities: bool, n_draws: i
         log_w, khat = psis(_log_posterior(u, x, y, prior) - q.logpdf(u))
         weights = np.exp(log_w)
         if khat > KHAT_THRESHOLD:
-            warnings.warn(f"{kind} calibration map: importance weights are unreliable (Pareto k-hat = "
+            warnings.warn(f"{form} calibration map: importance weights are unreliable (Pareto k-hat = "
                           f"{khat:.2f} > {KHAT_THRESHOLD}); its draws are approximate", SamplingWarning,
                           stacklevel=2)
     return CalibrationFit(

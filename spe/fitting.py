@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from .families import get_component, mirrored
+from .families import as_spec, get_component, mirrored
 from .model import MixtureModel
 from .scores import ScoreData
 
@@ -241,6 +241,11 @@ def candidate_pairs(families, open_scale=False) -> list[tuple[str, str]]:
     ``"auto"`` means truncated Normal and Gamma on a bounded frame, and Normal and
     skew-normal on an open scale (``open_scale=True``: the logit of probabilities).
     """
+    if not isinstance(families, str) and not isinstance(families, (list, tuple)):
+        try:
+            families = as_spec(families)  # one Family (class or instance) or Component
+        except TypeError:
+            pass
     if isinstance(families, str):
         key = families.strip().lower()
         if key == "auto":
@@ -254,7 +259,11 @@ def candidate_pairs(families, open_scale=False) -> list[tuple[str, str]]:
     try:
         items = list(families)
     except TypeError:
-        raise TypeError("families must be a string or a sequence of family names") from None
+        raise TypeError("families must be a name, a Family, or a sequence of them (or of pairs)") from None
+    try:
+        items = [tuple(as_spec(j) for j in i) if isinstance(i, (tuple, list)) else as_spec(i) for i in items]
+    except TypeError as exc:
+        raise ValueError(f"could not interpret families={families!r}: {exc}") from None
     if len(items) == 2 and all(isinstance(i, str) for i in items):
         return [(get_component(items[0]).spec, get_component(items[1]).spec)]
     if items and all(isinstance(i, str) for i in items):

@@ -7,47 +7,56 @@ them, and cached. Nothing here refits.
 
 from __future__ import annotations
 
-import json
-import warnings
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from . import curves as C
+from . import kinds as K
 from . import thresholds as R
+from .kinds import check_kind
 from .label_posterior import LabelPosterior, systematic_resample
 from .labels import draw_positive_counts
-from .posterior import SamplingWarning
-from .scores import ScoreData, as_score_array
-from .stacking import import_arviz, pointwise_log_likelihood
+from .calibration import calibrate, item_probabilities
+from .export import inference_data
+from .scores import ScoreData
+from .summary import Summary, summarize
 
-KINDS = ("sample", "population")
+def _mixture_attribute(path, doc):
+    """A read-only attribute of the fitted mixture (AttributeError when none was fitted)."""
+
+    def get(self):
+        obj = self.mixture
+        if obj is None:
+            raise AttributeError("no score mixture was fitted (model='platt'?)")
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    return property(get, doc=doc)
 
 
-def _check_kind(kind):
-    if kind not in KINDS:
-        raise ValueError(f"kind must be 'sample' or 'population', got {kind!r}")
-    return kind
+def _plot(name, doc):
+    """A plotting method that hands the result to :mod:`spe.plot` (imported when used)."""
+
+    def method(self, ax=None, **kwargs):
+        from . import plot
+
+        return getattr(plot, name)(self, ax, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"{doc} See :func:`spe.plot.{name}`."
+    return method
 
 
-@dataclass
-class Summary:
-    """What ``SPEResult.summary()`` returns: prints as text, exports as a dict."""
+def _metric(name, per_sweep, doc):
+    """A scalar metric method: weighted median and equal-tailed interval over the draws."""
 
-    text: str
-    data: dict
+    def method(self, level=0.9, kind="sample") -> C.Estimate:
+        return self._estimate(name, per_sweep, level, kind)
 
-    def __str__(self):
-        return self.text
-
-    __repr__ = __str__
-
-    def to_dict(self):
-        return self.data
-
-    def to_json(self, **kwargs):
-        return json.dumps(self.data, **kwargs)
+    method.__doc__ = doc + " ``kind``: 'sample' (these items) or 'population'."
+    return method
 
 
 class SPEResult:
@@ -89,47 +98,15 @@ class SPEResult:
         """The fitted score mixture, or None when it was not fitted."""
         return self.fits.get("mixture")
 
-    def _mixture(self):
-        if self.mixture is None:
-            raise AttributeError("no score mixture was fitted (model='platt'?)")
-        return self.mixture
-
-    @property
-    def model(self):
-        return self._mixture().model
-
-    @property
-    def map_fit(self):
-        return self._mixture().map_fit
-
-    @property
-    def posterior(self):
-        """The mixture's parameter posterior (:class:`~spe.posterior.Posterior`)."""
-        return self._mixture().posterior
-
-    @property
-    def misfit(self):
-        return self._mixture().misfit
-
-    @property
-    def families(self) -> tuple[str, str]:
-        return self.model.spec
-
-    @property
-    def params(self) -> dict:
-        return self.map_fit.params
-
-    @property
-    def log_posterior(self) -> float:
-        return self.map_fit.log_posterior
-
-    @property
-    def starts(self):
-        return self.map_fit.starts
-
-    @property
-    def selection(self):
-        return self._mixture().selection
+    model = _mixture_attribute("model", "The mixture's :class:`~spe.model.MixtureModel`.")
+    map_fit = _mixture_attribute("map_fit", "The mixture's MAP fit.")
+    posterior = _mixture_attribute("posterior", "The mixture's parameter posterior.")
+    misfit = _mixture_attribute("misfit", "The mixture's misfit to the score distribution.")
+    selection = _mixture_attribute("selection", "The family pairs tried, with their BIC.")
+    families = _mixture_attribute("model.spec", "The (negative, positive) families.")
+    params = _mixture_attribute("map_fit.params", "The mixture's MAP parameters.")
+    log_posterior = _mixture_attribute("map_fit.log_posterior", "Log posterior density at the MAP.")
+    starts = _mixture_attribute("map_fit.starts", "The MAP starts and where they ended.")
 
     @property
     def n_draws(self) -> int:
@@ -138,9 +115,6 @@ class SPEResult:
     @property
     def weights(self) -> np.ndarray:
         return self.label_posterior.weights
-
-    def selection_table(self) -> list[dict]:
-        return [r.__dict__.copy() for r in self.selection]
 
     # ---- label draws and sweeps (cached) -----------------------------------------------
     @cached_property
@@ -154,17 +128,14 @@ class SPEResult:
         return draw_positive_counts(self.group_prob, self.data, np.random.default_rng(self._label_seed))
 
     @cached_property
-    def _sweep(self) -> C.Sweep:
-        """Sample kind: the items' own scores with drawn labels."""
-        return C.Sweep(self.positive_counts, self.data.n_total)
-
-    @cached_property
-    def _expected_sweep(self) -> C.Sweep:
-        """Population kind: expected positives per score group (no label-draw noise)."""
-        return C.Sweep(self.data.n_pos + self.group_prob * self.data.n_unlabeled, self.data.n_total)
+    def _sweeps(self) -> dict:
+        return {}
 
     def _sweep_of(self, kind) -> C.Sweep:
-        return self._sweep if _check_kind(kind) == "sample" else self._expected_sweep
+        """The sweep of ``kind`` (:mod:`spe.kinds`), built once."""
+        if check_kind(kind) not in self._sweeps:
+            self._sweeps[kind] = K.build_sweep(kind, self.data, self.group_prob, lambda: self.positive_counts)
+        return self._sweeps[kind]
 
     # ---- curves ----------------------------------------------------------------------
     def pr_curve(self, recall=None, level=0.9, kind="sample") -> C.PRCurve:
@@ -178,18 +149,8 @@ class SPEResult:
         level = C.check_level(level)
         draws = C.sample_precision_at_recall(self._sweep_of(kind), grid)
         curve = C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
-        self._warn_if_collapsed(curve)
+        K.warn_if_collapsed(curve, int(self.data.n_unlabeled.sum()))
         return curve
-
-    def _warn_if_collapsed(self, curve):
-        """A zero-width band while labels are missing is overconfidence, never a result."""
-        inner = (curve.x >= 0.05) & (curve.x <= 0.95)
-        n_unl = int(self.data.n_unlabeled.sum())
-        if curve.kind == "sample" and n_unl and inner.any() and np.all(curve.upper[inner] == curve.lower[inner]):
-            warnings.warn(
-                f"the PR band has zero width although {n_unl} items are unlabeled: the score models are "
-                "certain of every label, which is overconfidence, not knowledge; see summary() diagnostics",
-                SamplingWarning, stacklevel=3)
 
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> C.ROCCurve:
         """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""
@@ -203,71 +164,36 @@ class SPEResult:
         level = C.check_level(level)
         return C.Estimate.from_draws(name, fn(self._sweep_of(kind)), self.weights, level)
 
-    def prevalence(self, level=0.9, kind="sample") -> C.Estimate:
-        """Fraction of positives among these items (population: expected fraction)."""
-        return self._estimate("prevalence", lambda sw: sw.n_pos / sw.n_items, level, kind)
-
-    def average_precision(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate("average precision", C.sample_average_precision, level, kind)
-
-    def auroc(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate("AUROC", C.sample_auroc, level, kind)
-
-    def max_f1(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate("max F1", C.sample_max_f1, level, kind)
+    prevalence = _metric("prevalence", lambda sw: sw.n_pos / sw.n_items,
+                         "Fraction of positives among these items (population: expected fraction).")
+    average_precision = _metric("average precision", C.sample_average_precision, "Average precision.")
+    auroc = _metric("AUROC", C.sample_auroc, "Area under the ROC curve.")
+    max_f1 = _metric("max F1", C.sample_max_f1, "The best F1 over thresholds.")
 
     def _rates(self, thresholds, kind) -> R.Rates:
         return R.sample_rates(self._sweep_of(kind), self.data.threshold, thresholds)
 
     def metrics_at(self, threshold, level=0.9, kind="sample") -> dict:
         """Precision, recall, FPR, F1 and accuracy when predicting positive at score >= threshold."""
-        t = self._check_thresholds(threshold)
+        t = R.check_thresholds(threshold)
         if t.size != 1:
             raise ValueError("metrics_at takes a single threshold")
         level = C.check_level(level)
-        rates = self._rates(t, kind)
-        sweep = self._sweep_of(kind)
-        tn = sweep.n_neg - rates.fp[:, 0]
-        values = {"precision": rates.precision[:, 0], "recall": rates.recall[:, 0],
-                  "fpr": rates.fpr[:, 0], "f1": R.fbeta(rates, 1.0)[:, 0],
-                  "accuracy": (rates.tp[:, 0] + tn) / sweep.n_items}
+        values = R.rates_at(self._sweep_of(kind), self.data.threshold, t[0])
         return {k: C.Estimate.from_draws(k, v, self.weights, level) for k, v in values.items()}
 
     # ---- recalibration ---------------------------------------------------------------
     def prob_positive(self) -> np.ndarray:
         """Posterior P(y_i = 1 | data) for every item (labeled items: their label)."""
-        out = (self.weights @ self.group_prob)[self.data.group]
-        labeled = self.data.is_labeled
-        out[labeled] = self.data.labels[labeled]
-        return out
+        return item_probabilities(self.weights @ self.group_prob, self.data)
 
     def calibrate(self, scores) -> np.ndarray:
-        """Recalibrated P(y = 1 | score), posterior-averaged over draws and score models.
-
-        The mixture clamps scores outside its frame to the frame's edge (it has not seen
-        scores there); the Platt model extrapolates its sigmoid.
-        """
-        s = as_score_array(scores)
-        step = max(1, 2_000_000 // max(self.n_draws, 1))
-        return np.concatenate([self.label_posterior.mean_prob_positive(s[i : i + step])
-                               for i in range(0, s.size, step)])
-
-    def _check_thresholds(self, thresholds):
-        try:
-            t = np.atleast_1d(np.asarray(thresholds, dtype=float))
-        except (TypeError, ValueError):
-            raise TypeError("thresholds must be numbers (in score units)") from None
-        if t.ndim != 1 or t.size == 0 or not np.all(np.isfinite(t)):
-            raise ValueError("thresholds must be a non-empty 1-D array of finite numbers")
-        return t
+        """Recalibrated P(y = 1 | score) for new scores (see :func:`spe.calibration.calibrate`)."""
+        return calibrate(self.label_posterior, scores)
 
     def default_thresholds(self) -> np.ndarray:
         """The distinct scores (lowest score of each group), thinned to at most 2000."""
-        t = self.data.threshold
-        if t.size > R.MAX_DEFAULT_THRESHOLDS:
-            idx = np.unique(np.linspace(0, t.size - 1, R.MAX_DEFAULT_THRESHOLDS).round().astype(int))
-            t = t[idx]
-        return t
+        return R.thinned(self.data.threshold)
 
     def condition_probability(self, thresholds=None, *, min_precision=None, min_recall=None,
                               max_fpr=None, kind="sample"):
@@ -276,7 +202,7 @@ class SPEResult:
         Returns ``(thresholds, probability)`` arrays.
         """
         constraints = R.check_constraints(min_precision, min_recall, max_fpr)
-        t = self.default_thresholds() if thresholds is None else self._check_thresholds(thresholds)
+        t = self.default_thresholds() if thresholds is None else R.check_thresholds(thresholds)
         rates = self._rates(t, kind)
         return t, self.weights @ R.holds(rates, constraints)
 
@@ -294,16 +220,13 @@ class SPEResult:
 
     def best_fbeta_threshold(self, beta=1.0, kind="sample") -> R.ThresholdDecision:
         """The threshold maximising the posterior expected F-beta."""
-        if not (isinstance(beta, (int, float)) and beta > 0):
-            raise ValueError(f"beta must be a positive number, got {beta!r}")
+        R.check_beta(beta)
         rates = self._rates(self.default_thresholds(), kind)
         return R.best_by_score(rates, self.weights, R.fbeta(rates, beta), f"max expected F{beta:g}", kind)
 
     def min_cost_threshold(self, cost_fp=1.0, cost_fn=1.0, kind="sample") -> R.ThresholdDecision:
         """The threshold minimising expected cost_fp * FP + cost_fn * FN on these items."""
-        for name, c in (("cost_fp", cost_fp), ("cost_fn", cost_fn)):
-            if not (isinstance(c, (int, float)) and c >= 0 and np.isfinite(c)):
-                raise ValueError(f"{name} must be a non-negative number, got {c!r}")
+        R.check_costs(cost_fp, cost_fn)
         rates = self._rates(self.default_thresholds(), kind)
         cost = cost_fp * rates.fp + cost_fn * (rates.n_pos - rates.tp)
         return R.best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
@@ -325,127 +248,34 @@ class SPEResult:
         return self.fits[model]
 
     def to_inference_data(self, model=None, resample=True, seed=None):
-        """A score model's posterior draws as an ``arviz.InferenceData``/``DataTree``.
+        """A score model's draws as ArviZ ``InferenceData`` (see :mod:`spe.export`).
 
-        Groups: ``posterior`` (the model's parameters), ``log_likelihood`` (log P(y_i | s_i)
-        of each labeled item, so ``az.loo`` works) and ``observed_data``. With several
-        score models and ``model=None``, a dict ``{name: InferenceData}`` is returned,
-        ready for ``az.compare``. ``resample=False`` keeps the raw importance draws and
-        adds their ``log_weight`` to ``sample_stats``.
+        With several score models and ``model=None``: ``{name: InferenceData}`` for
+        ``az.compare``. ``resample=False`` keeps the raw weighted draws (``log_weight``).
         """
         if model is None and len(self.fits) > 1:
             return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
         name = model or next(iter(self.fits))
         fit = self._fit(name)
         idx = self.resample(seed, name) if resample else np.arange(fit.n_draws)
-        groups = {"posterior": {k: v[idx][None, :] for k, v in fit.draws().items()}}
         lab = self.data.is_labeled
-        if lab.any():
-            s, y = self.data.scores[lab], self.data.labels[lab]
-            groups["log_likelihood"] = {"y": pointwise_log_likelihood(fit.prob_positive(s)[idx], y)[None]}
-            groups["observed_data"] = {"y": y}
-        if not resample:
-            groups["sample_stats"] = {"log_weight": np.log(fit.weights)[None, :]}
-        az = import_arviz()
-        if int(az.__version__.split(".")[0]) >= 1:  # pragma: no cover - ArviZ 1.x only
-            return az.from_dict(groups)
-        return az.from_dict(**groups)
+        return inference_data(fit, self.data.scores[lab], self.data.labels[lab], idx,
+                              None if resample else np.log(fit.weights))
 
     # ---- plots (see spe.plot) ---------------------------------------------------------
-    def plot_fit(self, ax=None, **kwargs):
-        """Score histogram with fitted components and bands; see :func:`spe.plot.plot_fit`."""
-        from .plot import plot_fit
-
-        return plot_fit(self, ax, **kwargs)
-
-    def plot_pr(self, ax=None, **kwargs):
-        """PR curve with band; see :func:`spe.plot.plot_pr`."""
-        from .plot import plot_pr
-
-        return plot_pr(self, ax, **kwargs)
-
-    def plot_roc(self, ax=None, **kwargs):
-        """ROC curve with band; see :func:`spe.plot.plot_roc`."""
-        from .plot import plot_roc
-
-        return plot_roc(self, ax, **kwargs)
-
-    def plot_conditions(self, ax=None, **kwargs):
-        """P(constraints hold) vs threshold; see :func:`spe.plot.plot_conditions`."""
-        from .plot import plot_conditions
-
-        return plot_conditions(self, ax, **kwargs)
-
-    def plot_reliability(self, ax=None, **kwargs):
-        """Reliability diagram; see :func:`spe.plot.plot_reliability`."""
-        from .plot import plot_reliability
-
-        return plot_reliability(self, ax, **kwargs)
+    plot_fit = _plot("plot_fit", "Score histogram with fitted densities and bands.")
+    plot_pr = _plot("plot_pr", "PR curve with band (and the labeled items' own curve).")
+    plot_roc = _plot("plot_roc", "ROC curve with band.")
+    plot_conditions = _plot("plot_conditions", "P(constraints hold) against threshold.")
+    plot_reliability = _plot("plot_reliability", "Reliability of the classifier's scores, with bands.")
 
     # ---- reporting -------------------------------------------------------------------
     def summary(self, level=0.9) -> Summary:
         """Data, score models and their weights, diagnostics, metrics with intervals."""
-        level = C.check_level(level)
-        d = self.data
-        metrics = [self.prevalence(level), self.average_precision(level), self.auroc(level),
-                   self.max_f1(level)]
-        models = {k: f.describe() for k, f in self.fits.items()}
-        lines = [
-            "SPE: semisupervised performance evaluation",
-            f"  items: {d.n_items} ({d.n_labeled} labeled: {int(d.n_pos.sum())} positive, "
-            f"{int(d.n_neg.sum())} negative)",
-            f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
-            + ("exact compression" if d.exact else f"scores pooled into {d.n_groups} fine bins"),
-            "  score models (weight; " + self.label_posterior.weighting + "):",
-        ]
-        for name, info in models.items():
-            lines.append(f"    {name:8s} {self.model_weights[name]:.3f}  {info['model']}")
-            lines += ["             " + line for line in _describe_lines(name, info, len(self.selection)
-                                                                         if name == "mixture" else 0)]
-        lines += [f"    {name:8s} not fitted: {why}" for name, why in self.errors.items()]
-        lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {self.n_draws} draws:")
-        lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
-        data = {
-            "n_items": d.n_items,
-            "n_labeled": d.n_labeled,
-            "n_labeled_positive": int(d.n_pos.sum()),
-            "score_frame": {"lower": d.frame.lower, "upper": d.frame.upper, "source": d.frame.source},
-            "exact_compression": d.exact,
-            "model_weights": dict(self.model_weights),
-            "weighting": self.label_posterior.weighting,
-            "score_models": models,
-            "not_fitted": dict(self.errors),
-            "metrics": {m.name: m.as_dict() for m in metrics},
-        }
-        if self.mixture is not None:
-            data["families"] = models["mixture"]["families"]
-            data["family_selection"] = self.selection_table()
-        return Summary("\n".join(lines), data)
+        return summarize(self, level)
 
     def __repr__(self):
         models = ", ".join(f"{k} {w:.2f}" for k, w in self.model_weights.items())
         return (f"<SPEResult {self.data.n_items} items, {self.data.n_labeled} labeled, "
                 f"score models: {models}; call .summary()>")
 
-
-def _describe_lines(name, info, n_pairs):
-    """Plain-language lines for one score model's ``describe()`` dict."""
-    khat = info.get("pareto_khat")
-    khat = "n/a" if khat is None else f"{khat:.2f}"
-    if name != "mixture":
-        mean = ", ".join(f"{k} {v:.3g}" for k, v in info["posterior_mean"].items())
-        return [f"on the {info['feature']}; posterior mean {mean}",
-                f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]
-    fam = info["families"]
-    mis = info["misfit"]
-    chosen = f" (chosen by BIC from {n_pairs} pairs)" if n_pairs > 1 else ""
-    inference = info["inference"] + (f" ({info['proposal']} proposal)" if info["proposal"] else "")
-    if info["inference"] == "emcee" and info["importance_khat"] is not None:
-        inference += f" after importance k-hat {info['importance_khat']:.2f}"
-    return [
-        f"families: negative {fam['negative']}, positive {fam['positive']}{chosen}",
-        f"fit to the score distribution: {mis['verdict']} (KL {mis['kl']:.4f}, noise level "
-        f"{mis['null_kl']:.4f}, zeta {mis['zeta']:.3g})",
-        f"inference: {inference}, ESS {info['ess']:.0f}, Pareto k-hat {khat}, "
-        f"MAP start spread {info['map_start_spread']:.3g}",
-    ]

@@ -55,6 +55,46 @@ def sample_rates(sweep, group_thresholds, thresholds) -> Rates:
     return Rates(np.asarray(thresholds), precision, recall, fpr, tp, fp, np.broadcast_to(n_pos, tp.shape))
 
 
+def rates_at(sweep, group_thresholds, threshold) -> dict:
+    """Per-draw precision, recall, FPR, F1 and accuracy at one threshold."""
+    rates = sample_rates(sweep, group_thresholds, np.atleast_1d(threshold))
+    tn = sweep.n_neg - rates.fp[:, 0]
+    return {"precision": rates.precision[:, 0], "recall": rates.recall[:, 0], "fpr": rates.fpr[:, 0],
+            "f1": fbeta(rates, 1.0)[:, 0], "accuracy": (rates.tp[:, 0] + tn) / sweep.n_items}
+
+
+def check_thresholds(thresholds) -> np.ndarray:
+    """User thresholds (score units) as a non-empty 1-D float array."""
+    try:
+        t = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    except (TypeError, ValueError):
+        raise TypeError("thresholds must be numbers (in score units)") from None
+    if t.ndim != 1 or t.size == 0 or not np.all(np.isfinite(t)):
+        raise ValueError("thresholds must be a non-empty 1-D array of finite numbers")
+    return t
+
+
+def thinned(group_thresholds) -> np.ndarray:
+    """The distinct scores (lowest score of each group), thinned to at most 2000."""
+    t = np.asarray(group_thresholds)
+    if t.size > MAX_DEFAULT_THRESHOLDS:
+        t = t[np.unique(np.linspace(0, t.size - 1, MAX_DEFAULT_THRESHOLDS).round().astype(int))]
+    return t
+
+
+def check_beta(beta):
+    if not (isinstance(beta, (int, float)) and beta > 0):
+        raise ValueError(f"beta must be a positive number, got {beta!r}")
+    return beta
+
+
+def check_costs(cost_fp, cost_fn):
+    for name, c in (("cost_fp", cost_fp), ("cost_fn", cost_fn)):
+        if not (isinstance(c, (int, float)) and c >= 0 and np.isfinite(c)):
+            raise ValueError(f"{name} must be a non-negative number, got {c!r}")
+    return cost_fp, cost_fn
+
+
 def check_constraints(min_precision=None, min_recall=None, max_fpr=None) -> dict:
     given = {"min_precision": min_precision, "min_recall": min_recall, "max_fpr": max_fpr}
     out = {}

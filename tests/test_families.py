@@ -161,3 +161,39 @@ def test_median_is_the_half_survival_point_and_matches_ppf(name):
         assert np.isfinite(m), (name, params)
         assert np.exp(fam.logsf(m, p)) == pytest.approx(0.5, rel=1e-6), (name, params)
         assert m == pytest.approx(float(fam.ppf(0.5, p)), rel=1e-6, abs=1e-9), (name, params)
+
+
+def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
+    """A new family is one small class; spe.fit takes it by instance and then by name."""
+    from scipy import stats
+
+    import spe
+    from spe.family_base import LOCATION_PRIOR, SCALE_PRIOR
+
+    class Logistic(spe.Family):
+        name = "logistic-test"
+        param_names = ("loc", "scale")
+        transforms = ("real", "log")
+        default_priors = (LOCATION_PRIOR, SCALE_PRIOR)
+
+        def scipy_dist(self, params):
+            return stats.logistic(params[0], params[1])
+
+        def initial(self, v, w):
+            m = np.average(v, weights=w)
+            return np.array([m, max(np.sqrt(np.average((v - m) ** 2, weights=w)) * 0.55, 1e-3)])
+
+    rng = np.random.default_rng(0)
+    y = rng.random(400) < 0.3
+    s = np.where(y, rng.logistic(2.0, 0.5, 400), rng.logistic(-1.0, 0.5, 400))
+    labels = np.where(np.arange(400) < 20, y, np.nan)
+    try:
+        res = spe.fit(s, labels, model="mixture", families=(Logistic(), Logistic), seed=0, n_draws=200)
+        assert res.families == ("logistic-test", "logistic-test")
+        assert "logistic-test" in FAMILIES
+        again = spe.fit(s, labels, model="mixture", families="logistic-test", seed=0, n_draws=200)
+        assert abs(again.prevalence().value - y.mean()) < 0.08
+        with pytest.raises(ValueError, match="already named 'gamma'"):
+            spe.register_family(type("G", (Logistic,), {"name": "gamma"}))
+    finally:
+        FAMILIES.pop("logistic-test", None)

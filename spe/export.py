@@ -1,0 +1,27 @@
+"""A score model's posterior draws as ArviZ ``InferenceData`` (``az.loo``, ``az.compare``).
+
+Groups: ``posterior`` (the model's parameters), ``log_likelihood`` (log P(y_i | s_i) of
+each labeled item) and ``observed_data``; raw importance draws add their ``log_weight``
+to ``sample_stats``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .stacking import import_arviz, pointwise_log_likelihood
+
+
+def inference_data(fit, labeled_scores, labels, draw_index, log_weight=None):
+    """InferenceData of ``fit``'s draws ``draw_index`` (one chain) and its labeled items."""
+    groups = {"posterior": {k: v[draw_index][None, :] for k, v in fit.draws().items()}}
+    if labels.size:
+        loglik = pointwise_log_likelihood(fit.prob_positive(labeled_scores)[draw_index], labels)
+        groups["log_likelihood"] = {"y": loglik[None]}
+        groups["observed_data"] = {"y": labels}
+    if log_weight is not None:
+        groups["sample_stats"] = {"log_weight": np.asarray(log_weight)[None, :]}
+    az = import_arviz()
+    if int(az.__version__.split(".")[0]) >= 1:  # pragma: no cover - ArviZ 1.x only
+        return az.from_dict(groups)
+    return az.from_dict(**groups)

@@ -1,0 +1,93 @@
+"""``SPEResult.summary()``: the fit in plain language, and the same as a dict.
+
+It reads only a result's public accessors (``data``, ``fits``, ``model_weights``,
+``label_posterior.weighting``, ``errors``, the metric methods).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from . import curves as C
+
+
+@dataclass
+class Summary:
+    """What ``SPEResult.summary()`` returns: prints as text, exports as a dict."""
+
+    text: str
+    data: dict
+
+    def __str__(self):
+        return self.text
+
+    __repr__ = __str__
+
+    def to_dict(self):
+        return self.data
+
+    def to_json(self, **kwargs):
+        return json.dumps(self.data, **kwargs)
+
+
+def summarize(res, level=0.9) -> Summary:
+    """Data, score models and their weights, diagnostics, metrics with intervals."""
+    level = C.check_level(level)
+    d = res.data
+    metrics = [res.prevalence(level), res.average_precision(level), res.auroc(level), res.max_f1(level)]
+    models = {k: f.describe() for k, f in res.fits.items()}
+    n_pairs = len(res.fits["mixture"].selection) if "mixture" in res.fits else 0
+    lines = [
+        "SPE: semisupervised performance evaluation",
+        f"  items: {d.n_items} ({d.n_labeled} labeled: {int(d.n_pos.sum())} positive, "
+        f"{int(d.n_neg.sum())} negative)",
+        f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
+        + ("exact compression" if d.exact else f"scores pooled into {d.n_groups} fine bins"),
+        "  score models (weight; " + res.label_posterior.weighting + "):",
+    ]
+    for name, info in models.items():
+        lines.append(f"    {name:8s} {res.model_weights[name]:.3f}  {info['model']}")
+        lines += ["             " + line for line in describe_lines(name, info, n_pairs)]
+    lines += [f"    {name:8s} not fitted: {why}" for name, why in res.errors.items()]
+    lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {res.n_draws} draws:")
+    lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
+    data = {
+        "n_items": d.n_items,
+        "n_labeled": d.n_labeled,
+        "n_labeled_positive": int(d.n_pos.sum()),
+        "score_frame": {"lower": d.frame.lower, "upper": d.frame.upper, "source": d.frame.source},
+        "exact_compression": d.exact,
+        "model_weights": dict(res.model_weights),
+        "weighting": res.label_posterior.weighting,
+        "score_models": models,
+        "not_fitted": dict(res.errors),
+        "metrics": {m.name: m.as_dict() for m in metrics},
+    }
+    if "mixture" in res.fits:
+        data["families"] = models["mixture"]["families"]
+        data["family_selection"] = [r.__dict__.copy() for r in res.fits["mixture"].selection]
+    return Summary("\n".join(lines), data)
+
+
+def describe_lines(name, info, n_pairs=0):
+    """Plain-language lines for one score model's ``describe()`` dict."""
+    khat = info.get("pareto_khat")
+    khat = "n/a" if khat is None else f"{khat:.2f}"
+    if name != "mixture":
+        mean = ", ".join(f"{k} {v:.3g}" for k, v in info["posterior_mean"].items())
+        return [f"on the {info['feature']}; posterior mean {mean}",
+                f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]
+    fam = info["families"]
+    mis = info["misfit"]
+    chosen = f" (chosen by BIC from {n_pairs} pairs)" if n_pairs > 1 else ""
+    inference = info["inference"] + (f" ({info['proposal']} proposal)" if info["proposal"] else "")
+    if info["inference"] == "emcee" and info["importance_khat"] is not None:
+        inference += f" after importance k-hat {info['importance_khat']:.2f}"
+    return [
+        f"families: negative {fam['negative']}, positive {fam['positive']}{chosen}",
+        f"fit to the score distribution: {mis['verdict']} (KL {mis['kl']:.4f}, noise level "
+        f"{mis['null_kl']:.4f}, zeta {mis['zeta']:.3g})",
+        f"inference: {inference}, ESS {info['ess']:.0f}, Pareto k-hat {khat}, "
+        f"MAP start spread {info['map_start_spread']:.3g}",
+    ]
