@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import numpy as np
 
 OUT = Path(__file__).resolve().parents[1] / "spe" / "data" / "digits_svm3.csv"
 

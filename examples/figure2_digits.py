@@ -1,8 +1,8 @@
 """Reproduce the shape of the SPE paper's Figure 2 on scikit-learn's digits (optdigits).
 
 Area between the true and estimated PR curves vs the number of labels, for SPE and for
-the naive curve from the labeled items alone (median and 90% quantile band over random
-label draws), for a linear SVM on digit 3 ("svm3") and a logistic regression on digit 8
+the naive curve from the labeled items alone (each: median and 90% quantile band over
+random label draws), for a linear SVM on digit 3 ("svm3") and a logistic regression on digit 8
 ("logres8"). Also one SPE curve with its band at 20 labels against the truth.
 
     pip install -e ".[examples]"
@@ -22,8 +22,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import spe  # noqa: E402
-from spe.curves import DEFAULT_RECALL_GRID as GRID  # noqa: E402
-from spe.curves import exact_precision_at_recall  # noqa: E402
 
 from digits_scores import digit_scores  # noqa: E402
 
@@ -32,11 +30,11 @@ BUDGETS = (10, 20, 50, 100)
 
 
 def area(a, b):
-    return float(np.trapezoid(np.abs(a - b), GRID))
+    return float(np.trapezoid(np.abs(a - b), spe.DEFAULT_RECALL_GRID))
 
 
 def experiment(scores, truth, runs):
-    true_pr = exact_precision_at_recall(scores, truth, GRID)
+    true_pr = spe.exact_precision_at_recall(scores, truth, spe.DEFAULT_RECALL_GRID)
     spe_err, naive_err = {b: [] for b in BUDGETS}, {b: [] for b in BUDGETS}
     for b in BUDGETS:
         for r in range(runs):
@@ -47,8 +45,8 @@ def experiment(scores, truth, runs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = spe.fit(scores, labels, seed=r)
-            spe_err[b].append(area(res.pr_curve(GRID).precision, true_pr))
-            naive_err[b].append(area(exact_precision_at_recall(scores[idx], truth[idx], GRID), true_pr))
+            spe_err[b].append(area(res.pr_curve(spe.DEFAULT_RECALL_GRID).precision, true_pr))
+            naive_err[b].append(area(spe.exact_precision_at_recall(scores[idx], truth[idx], spe.DEFAULT_RECALL_GRID), true_pr))
     return spe_err, naive_err
 
 
@@ -66,9 +64,10 @@ def main(argv=None):
         ax = axes[row, 0]
         med_s = [np.median(spe_err[b]) for b in BUDGETS]
         med_n = [np.median(naive_err[b]) for b in BUDGETS]
-        lo_n = [np.quantile(naive_err[b], 0.05) for b in BUDGETS]
-        hi_n = [np.quantile(naive_err[b], 0.95) for b in BUDGETS]
-        ax.fill_between(BUDGETS, lo_n, hi_n, color="tab:green", alpha=0.2, label="naive 90% quantiles")
+        for errs, color, name in ((naive_err, "tab:green", "naive"), (spe_err, "tab:red", "SPE")):
+            lo = [np.quantile(errs[b], 0.05) for b in BUDGETS]
+            hi = [np.quantile(errs[b], 0.95) for b in BUDGETS]
+            ax.fill_between(BUDGETS, lo, hi, color=color, alpha=0.2, label=f"{name} 90% quantiles")
         ax.plot(BUDGETS, med_n, "o-", color="tab:green", label="naive (labeled items only), median")
         ax.plot(BUDGETS, med_s, "o-", color="tab:red", label="SPE, median")
         ax.set_xscale("log")

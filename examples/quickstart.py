@@ -8,7 +8,6 @@ import numpy as np
 
 import spe
 from spe.datasets import load_demo
-from spe.curves import exact_precision_at_recall
 
 scores, truth = load_demo()  # linear-SVM scores, digit 3 vs rest (bundled)
 rng = np.random.default_rng(1)
@@ -20,7 +19,7 @@ res = spe.fit(scores, labels, seed=0)
 print(res.summary())
 
 pr = res.pr_curve(recall=np.linspace(0, 1, 11), level=0.9)
-true_pr = exact_precision_at_recall(scores, truth, pr.recall)
+true_pr = spe.exact_precision_at_recall(scores, truth, pr.recall)
 print("\nrecall  precision [90% band]   true")
 for r, p, lo, hi, t in zip(pr.recall, pr.precision, pr.lower, pr.upper, true_pr):
     print(f"{r:5.1f}   {p:.3f} [{lo:.3f}, {hi:.3f}]   {t:.3f}")

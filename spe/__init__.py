@@ -17,7 +17,8 @@ Data flow: scores (:mod:`spe.scores`) -> score models (:mod:`spe.mixture`, with
 from . import datasets, priors
 from .api import fit
 from .calibration_maps import CalibrationFit
-from .curves import Estimate, PRCurve, ROCCurve
+from .curves import DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, ROCCurve
+from .curves import exact_precision_at_recall, exact_tpr_at_fpr
 from .families import FAMILIES, Family, register_family
 from .fitting import FitError
 from .label_posterior import LabelPosterior
@@ -31,5 +32,6 @@ __all__ = [
     "fit", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
     "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
     "FAMILIES", "Family", "register_family", "priors", "datasets",
+    "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",
 ]
 __version__ = "0.2.0"

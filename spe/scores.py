@@ -63,7 +63,10 @@ def as_score_array(scores, name="scores") -> np.ndarray:
 
 
 MIN_DISTINCT_SCORES = 3
-FEW_ITEMS = 10
+#: Below this many items a fit warns: the score distribution then says little about the
+#: two classes, so the mixture leans on its priors and the labels (measured on model
+#: data: at N = 50 the 90% prevalence interval is ~0.3 wide with 10 labels).
+FEW_ITEMS = 50
 
 
 def as_scores(scores) -> np.ndarray:
@@ -364,7 +367,8 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
         )
     if s.size < FEW_ITEMS:
         warnings.warn(
-            f"only {s.size} items: the score mixture is barely constrained and results lean on the priors",
+            f"only {s.size} items (fewer than {FEW_ITEMS}): the score distribution says little about the "
+            "two classes, so results lean on the priors and the labels and bands are wide",
             UserWarning,
             stacklevel=3,
         )
