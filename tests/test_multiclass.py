@@ -1,0 +1,141 @@
+"""Multiclass: input boundary, coherent label draws, and calibration of the posterior."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import special
+
+import spe
+from spe.multiclass import as_class_labels, as_class_scores, fit_multiclass
+
+
+def _calibrated_data(rng, n=500, k=5, inverse_temperature=1.0):
+    """Classifier probabilities p, and classes drawn from softmax(a log p)."""
+    logits = rng.normal(0.0, 2.0, (n, k))
+    p = special.softmax(logits, axis=1)
+    truth = special.softmax(inverse_temperature * np.log(p), axis=1)
+    y = (truth.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
+    return p, y
+
+
+@pytest.mark.parametrize("bad, err, message", [
+    (np.ones(5), ValueError, r"\(N, K\) array"),
+    (np.ones((5, 1)), ValueError, "K >= 2 classes"),
+    (np.array([[0.5, np.nan], [0.2, 0.8]]), ValueError, "NaN/inf value"),
+    (np.array([[0.5, 0.6], [0.2, 0.8]]), ValueError, "rows do not sum to 1"),
+    ([["a", "b"], ["c", "d"]], TypeError, "array of numbers"),
+])
+def test_bad_class_scores_are_refused_with_the_reason(bad, err, message):
+    with pytest.raises(err, match=message):
+        as_class_scores(bad)
+
+
+def test_labels_and_options_are_checked():
+    assert as_class_labels([0, -1, np.nan, None, 2.0], 5, 3).tolist() == [0, -1, -1, -1, 2]
+    with pytest.raises(ValueError, match="item 1: class 3 outside 0..2"):
+        as_class_labels([0, 3], 2, 3)
+    with pytest.raises(ValueError, match="item 0: 'cat' is not a class index"):
+        as_class_labels(["cat", 1], 2, 3)
+    with pytest.raises(ValueError, match="length 2"):
+        as_class_labels([0, 1], 3, 3)
+    p = special.softmax(np.random.default_rng(0).normal(size=(60, 60)), axis=1)
+    with pytest.raises(ValueError, match="use model='temperature'"):
+        fit_multiclass(p, model="vector")
+    with pytest.raises(ValueError, match="model must be one of"):
+        fit_multiclass(p[:, :3] / p[:, :3].sum(1, keepdims=True), model="dirichlet")
+
+
+def test_label_draws_are_coherent_and_keep_the_labels():
+    rng = np.random.default_rng(1)
+    p, y = _calibrated_data(rng, n=300, k=4)
+    labels = np.where(np.arange(300) < 30, y, -1)
+    res = fit_multiclass(p, labels, n_draws=200, seed=0)
+    draws = res.class_draws
+    assert draws.shape == (200, 300) and draws.min() >= 0 and draws.max() < 4  # one class per item per draw
+    assert np.all(draws[:, :30] == y[:30])
+    tp, pred, actual = res._per_class_counts
+    assert np.all(actual.sum(axis=1) == 300) and np.all(pred.sum(axis=1) == 300)
+    acc = res.accuracy()
+    assert acc.lower <= acc.value <= acc.upper
+    # accuracy is the per-class true positives over all items, draw by draw
+    np.testing.assert_allclose(np.sort(tp.sum(axis=1) / 300), np.sort(acc.draws))
+    cm = res.confusion_matrix()
+    assert cm["median"].shape == (4, 4)
+    same = fit_multiclass(p, labels, n_draws=200, seed=0)
+    np.testing.assert_array_equal(same.class_draws, draws)  # seeded
+
+
+def test_accuracy_intervals_cover_when_the_model_holds():
+    """Simulation-based check: inverse temperature from the prior, classes from the model."""
+    rng = np.random.default_rng(2)
+    covered = []
+    for rep in range(30):
+        a = float(np.exp(rng.normal()))
+        p, y = _calibrated_data(rng, n=400, k=4, inverse_temperature=a)
+        labels = np.where(rng.random(400) < 0.05, y, -1)
+        res = fit_multiclass(p, labels, n_draws=300, seed=rep)
+        est = res.accuracy()
+        covered.append(est.lower <= np.mean(p.argmax(1) == y) <= est.upper)
+    assert np.mean(covered) >= 0.8, np.mean(covered)
+
+
+def test_inverse_temperature_is_recovered_from_many_labels():
+    rng = np.random.default_rng(3)
+    p, y = _calibrated_data(rng, n=800, k=5, inverse_temperature=3.0)
+    res = fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), n_draws=500, seed=0)
+    a = res.fit.inverse_temperature
+    lo, hi = spe.curves.weighted_quantile(a, res.fit.weights, [0.05, 0.95])
+    assert lo < 3.0 < hi and hi - lo < 1.5
+
+
+DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.mark.skipif(not (DATA / "20news_labelerrors_cv.npz").exists(), reason="shared real data not present")
+def test_real_under_confident_classifier_accuracy_is_covered_and_beats_labels_alone():
+    """20 Newsgroups probabilities are strongly under-confident (mean max-prob 0.73, accuracy 0.92)."""
+    d = np.load(DATA / "20news_labelerrors_cv.npz")
+    rng = np.random.default_rng(4)
+    sub = rng.choice(d["labels"].size, 1500, replace=False)
+    p, y = d["probs"][sub].astype(float), d["labels"][sub]
+    truth = np.mean(p.argmax(1) == y)
+    cover, err, naive = [], [], []
+    for trial in range(8):
+        idx = rng.choice(y.size, 20, replace=False)
+        labels = np.full(y.size, -1)
+        labels[idx] = y[idx]
+        est = fit_multiclass(p, labels, n_draws=300, seed=trial).accuracy()
+        cover.append(est.lower <= truth <= est.upper)
+        err.append(abs(est.value - truth))
+        naive.append(abs(np.mean(p[idx].argmax(1) == y[idx]) - truth))
+    assert np.mean(cover) >= 0.75 and np.mean(err) < np.mean(naive), (cover, err, naive)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_log_posterior_gradient_matches_finite_differences(vector):
+    from scipy.optimize import check_grad
+
+    from spe.multiclass import _log_posterior_and_grad
+
+    rng = np.random.default_rng(5)
+    f = np.log(rng.dirichlet(np.ones(4), 40))
+    y = rng.integers(0, 4, 40)
+    theta = rng.normal(size=2 + (4 if vector else 0))
+    err = check_grad(lambda t: _log_posterior_and_grad(t, f, y, vector)[0],
+                     lambda t: _log_posterior_and_grad(t, f, y, vector)[1], theta)
+    assert err < 1e-4
+
+
+def test_one_confidently_wrong_label_does_not_soften_every_item():
+    """A labeled item whose true class got probability 0 (label noise) must not drag the map."""
+    rng = np.random.default_rng(6)
+    p, y = _calibrated_data(rng, n=600, k=5, inverse_temperature=1.0)
+    labels = np.where(np.arange(600) < 40, y, -1)
+    wrong = int(np.argmax(p[:40].max(1)))  # the most confident labeled item
+    p[wrong] = np.eye(5)[p[wrong].argmax()]  # exact 0 for every other class
+    labels[wrong] = (p[wrong].argmax() + 1) % 5  # and its label says another class
+    res = fit_multiclass(p, labels, n_draws=300, seed=0)
+    a = np.average(res.fit.inverse_temperature, weights=res.fit.weights)
+    assert 0.5 < a < 2.0, a
