@@ -260,3 +260,25 @@ def test_least_calibrated_strategy_targets_the_miscalibrated_group(tmp_path):
     a.save(tmp_path / "s.json")  # options survive a round trip
     b = Assessor.load(tmp_path / "s.json", groups)
     np.testing.assert_array_equal(b.next_items(2), a.next_items(2))
+
+
+def test_multiclass_informed_prior_matches_the_draws_and_earns_its_strength():
+    from scipy import special
+
+    import spe
+    from spe.assessment import multiclass_informed_prior
+
+    rng = np.random.default_rng(0)
+    p = special.softmax(rng.normal(0, 2.5, (800, 4)), axis=1)
+    y = (p.cumsum(1) > rng.random((800, 1))).argmax(1)
+    few = spe.fit_multiclass(p, np.where(np.arange(800) < 5, y, -1), n_draws=300, seed=0)
+    many = spe.fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), n_draws=300, seed=0)
+    prior_few, prior_many = multiclass_informed_prior(few), multiclass_informed_prior(many)
+    pred = p.argmax(1)
+    acc = np.stack([[np.mean(d[pred == g] == g) for g in range(4)] for d in few.class_draws])
+    np.testing.assert_allclose(prior_few.mean(), acc.mean(0), atol=2e-3)
+    strength = lambda b: b.alpha + b.beta  # noqa: E731
+    assert np.all(strength(prior_many) > strength(prior_few))  # more labels, a sharper posterior, more weight
+    assert np.all(strength(prior_many) > 10)  # no fixed cap
+    truth = np.array([np.mean(y[pred == g] == g) for g in range(4)])
+    assert np.all(np.abs(prior_many.mean() - truth) < 0.05)

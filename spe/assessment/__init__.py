@@ -10,10 +10,10 @@ an oracle.
 from .assessor import Assessor, StateError
 from .groups import bin_groups, class_groups, encode_groups
 from .metrics import BetaGroups, DirichletColumns, rope_probabilities
-from .priors import score_informed_prior, spe_informed_prior, uninformative_prior
+from .priors import multiclass_informed_prior, score_informed_prior, spe_informed_prior, uninformative_prior
 
 __all__ = [
     "Assessor", "StateError", "BetaGroups", "DirichletColumns", "rope_probabilities",
     "bin_groups", "class_groups", "encode_groups",
-    "uninformative_prior", "score_informed_prior", "spe_informed_prior",
+    "uninformative_prior", "score_informed_prior", "spe_informed_prior", "multiclass_informed_prior",
 ]

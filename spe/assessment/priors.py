@@ -100,3 +100,29 @@ def spe_informed_prior(result, groups, predicted=None, *, max_strength=DEFAULT_M
         strength = mean * (1 - mean) / var - 1.0
     strength = np.clip(np.nan_to_num(strength, nan=max_strength, posinf=max_strength), min_strength, max_strength)
     return BetaGroups(mean * strength, (1 - mean) * strength)
+
+
+def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STRENGTH) -> BetaGroups:
+    """Beta per group from a :class:`~spe.multiclass.MulticlassResult`, strength earned.
+
+    Under each coherent labelling the result draws, group g's accuracy is the share of
+    its items whose drawn class is the predicted one; a Beta is moment-matched to the
+    posterior mean and variance of that share. Its strength, mean (1 - mean) / var - 1,
+    is what the posterior's own uncertainty supports: no fixed cap, so an honest, sharp
+    posterior counts for many labels and a vague one for few (never fewer than
+    ``min_strength``, the uninformative prior's). ``groups`` default: predicted classes.
+    """
+    if min_strength <= 0:
+        raise ValueError("min_strength must be positive")
+    predicted = result.predicted
+    g = _check_groups(predicted if groups is None else groups, predicted.size)
+    n_groups = int(g.max()) + 1
+    size = np.bincount(g, minlength=n_groups).astype(float)
+    correct = result.class_draws == predicted  # (draws, N)
+    acc = np.stack([np.bincount(g, weights=row, minlength=n_groups) for row in correct]) / np.maximum(size, 1)
+    mean = np.clip(acc.mean(axis=0), 1e-3, 1 - 1e-3)
+    var = acc.var(axis=0)
+    with np.errstate(divide="ignore"):
+        strength = mean * (1 - mean) / var - 1.0
+    strength = np.maximum(np.nan_to_num(strength, nan=min_strength, posinf=1e6), min_strength)
+    return BetaGroups(mean * strength, (1 - mean) * strength)
