@@ -93,9 +93,9 @@ def cmd_fit(args):
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
     summ = res.summary(args.level)
+    print(summ, flush=True)  # the numbers first; figures take seconds
     write_outputs(res, summ, out, args.level)
-    print(summ)
-    print(f"wrote {out / 'summary.json'} and figures to {out}/")
+    print(f"wrote {out / 'summary.json'}, figures and {out / 'report.html'} (one file to share)")
 
 
 def cmd_threshold(args):
@@ -138,8 +138,8 @@ def cmd_demo(args):
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
     summ = res.summary(args.level)
+    print(summ, flush=True)
     summary = write_outputs(res, summ, out, args.level, true_labels=truth)
-    print(summ)
     naive = C.exact_precision_at_recall(scores[idx], truth[idx])
     true_pr = np.array(summary["demo_truth"]["true_precision"])
     grid = C.DEFAULT_RECALL_GRID
@@ -155,7 +155,7 @@ def cmd_demo(args):
     chosen = scores >= decision.threshold
     print(f"  on the full labels that threshold gives precision {truth[chosen].mean():.3f}, "
           f"recall {truth[chosen].sum() / truth.sum():.3f}")
-    print(f"wrote {out / 'summary.json'} and figures ({', '.join(summary['figures'])}) to {out}/")
+    print(f"wrote {out / 'summary.json'}, figures ({', '.join(summary['figures'])}) and report.html to {out}/")
 
 
 YES_NO_SHORT = {"y": "yes", "n": "no"}

@@ -34,6 +34,40 @@ def test_fit_writes_summary_and_figures(csv_file, tmp_path, capsys):
     for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
         assert (out / name).stat().st_size > 1000
     assert "families: negative" in capsys.readouterr().out
+    _check_report(out / "report.html", summary)
+
+
+def _check_report(path, summary):
+    """report.html parses, is offline (no external src/href, no scripts) and holds the numbers."""
+    import base64
+    from html.parser import HTMLParser
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags, self.images, self.text = [], [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+            attrs = dict(attrs)
+            assert not str(attrs.get("href", "")).startswith("http"), attrs
+            if tag == "img":
+                self.images.append(attrs["src"])
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    page = Collect()
+    page.feed(path.read_text(encoding="utf-8"))
+    assert "script" not in page.tags and page.tags.count("table") == 2
+    assert len(page.images) == 4
+    for src in page.images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    text = " ".join(page.text)
+    ap = summary["metrics"]["average precision"]
+    assert f"{ap['value']:.3f}" in text and f"{ap['lower']:.3f}" in text
+    assert summary["score_models"]["mixture"]["misfit"]["verdict"] in text
 
 
 def test_threshold_command_prints_decision(csv_file, tmp_path, capsys):
@@ -247,3 +281,20 @@ def test_every_option_of_every_command_has_a_help_text():
         assert p.description, name
         missing = [a.dest for a in p._actions if not a.help]
         assert not missing, (name, missing)
+
+
+def test_report_renders_in_a_headless_browser(tmp_path, csv_file):
+    """Where Chromium is installed, report.html renders offline to a non-empty page."""
+    import shutil
+
+    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no headless Chromium on this machine")
+    out = tmp_path / "o"
+    assert main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label", "--out", str(out),
+                 "--n-draws", "200"]) == 0
+    shot = tmp_path / "page.png"
+    subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", f"--screenshot={shot}",
+                    "--window-size=1200,3000", (out / "report.html").as_uri()], check=True, timeout=120,
+                   capture_output=True)
+    assert shot.stat().st_size > 10_000
