@@ -24,13 +24,14 @@ from .fitting import FitError
 from .label_posterior import LabelPosterior
 from .misfit import Misfit
 from .mixture import MixtureFit
+from .many import ManyResult, fit_many
 from .multiclass import MulticlassResult, fit_multiclass
 from .posterior import SamplingWarning
 from .thresholds import ThresholdDecision
 from .results import SPEResult, Summary
 
 __all__ = [
-    "fit", "fit_multiclass", "MulticlassResult", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
+    "fit", "fit_multiclass", "MulticlassResult", "fit_many", "ManyResult", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
     "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
     "FAMILIES", "Family", "register_family", "priors", "datasets",
     "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",

@@ -1,0 +1,56 @@
+"""Several models on shared labels: input boundary, degenerate models, paired comparisons."""
+
+import numpy as np
+import pytest
+from scipy import special
+
+import spe
+from spe.curves import labeled_sweep, sample_auroc
+
+
+def _three_models(rng, n=800):
+    y = rng.random(n) < 0.3
+    latent = np.where(y, 1.0, -1.0)
+    good = special.expit(2.5 * latent + rng.normal(0, 1.2, n))
+    fair = special.expit(1.0 * latent + rng.normal(0, 1.5, n))
+    noise = special.expit(rng.normal(0, 1, n))
+    return y.astype(float), {"good": good, "fair": fair, "noise": noise}
+
+
+def test_inputs_are_checked():
+    with pytest.raises(TypeError, match="dict"):
+        spe.fit_many([np.arange(5.0)])
+    with pytest.raises(ValueError, match="same items"):
+        spe.fit_many({"a": np.linspace(0, 1, 5), "b": np.linspace(0, 1, 6)})
+    with pytest.raises(ValueError, match="no model can inform the labels"):
+        spe.fit_many({"flat": np.r_[np.zeros(5), np.ones(5)]})
+
+
+def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
+    rng = np.random.default_rng(0)
+    y, models = _three_models(rng)
+    models["binary"] = (models["good"] > 0.5).astype(float)
+    models["reversed"] = 1.0 - models["good"]
+    labels = np.where(np.arange(y.size) < 60, y, np.nan)
+    res = spe.fit_many(models, labels, n_draws=300, seed=0)
+    assert set(res.excluded) == {"binary", "reversed"}
+    assert "distinct scores" in res.excluded["binary"] and "wrong way" in res.excluded["reversed"]
+    assert set(res.label_model.names) == {"good", "fair", "noise"}
+    assert "excluded from the label model" in res.summary()
+
+
+def test_paired_comparisons_rank_the_models_and_cover_their_auroc():
+    rng = np.random.default_rng(1)
+    y, models = _three_models(rng)
+    labels = np.where(np.arange(y.size) < 30, y, np.nan)
+    res = spe.fit_many(models, labels, n_draws=400, seed=0)
+    beats = res.prob_beats("AUROC")
+    np.testing.assert_allclose(beats + beats.T, 1.0)
+    best = res.prob_best("AUROC")
+    assert abs(sum(best.values()) - 1) < 1e-9 and best["good"] > 0.8
+    assert [r["model"] for r in res.ranking()] == ["good", "fair", "noise"]
+    for row in res.metrics():
+        truth = sample_auroc(labeled_sweep(models[row["model"]], y))[0]
+        assert row["AUROC"].lower <= truth <= row["AUROC"].upper, (row["model"], row["AUROC"], truth)
+    again = spe.fit_many(models, labels, n_draws=400, seed=0)
+    np.testing.assert_array_equal(again.label_draws, res.label_draws)
