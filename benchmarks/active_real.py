@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from active import digits_probs  # noqa: E402
 from real import DATA, git_commit  # noqa: E402
 
 from spe import fit_multiclass  # noqa: E402
@@ -37,20 +38,6 @@ from spe.assessment.simulate import run, true_accuracy  # noqa: E402
 
 FILES = {"mnist": "mnist_labelerrors_cv.npz", "20news": "20news_labelerrors_cv.npz"}
 SPE_DRAWS = 300
-
-
-def digits_probs():
-    from sklearn.datasets import load_digits
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    X, y = load_digits(return_X_y=True)
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.01, max_iter=5_000))
-    proba = cross_val_predict(model, X, y, cv=StratifiedKFold(5, shuffle=True, random_state=0),
-                              method="predict_proba")
-    return proba, y
 
 
 def cases():
