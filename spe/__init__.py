@@ -11,7 +11,9 @@ Data flow: scores (:mod:`spe.scores`) -> score models (:mod:`spe.mixture`, with
 (:mod:`spe.stacking`) -> pooled draws of P(y = 1 | score) (:mod:`spe.label_posterior`)
 -> label draws (:mod:`spe.labels`) -> curves and thresholds (:mod:`spe.curves`,
 :mod:`spe.thresholds`) -> :class:`spe.results.SPEResult` -> :mod:`spe.report`,
-:mod:`spe.plot`, :mod:`spe.cli`. The method: ``docs/method.md``.
+:mod:`spe.plot`, :mod:`spe.cli`. Multiclass classifiers: :func:`spe.fit_multiclass`
+(:mod:`spe.multiclass`); several models on the same items: :func:`spe.fit_many`
+(:mod:`spe.many`). The method: ``docs/method.md``.
 """
 
 from . import datasets, priors
