@@ -2,6 +2,8 @@
 
     spe demo [--out DIR]
     spe fit DATA.csv --score-col S [--label-col Y] [--out DIR]
+    spe fit DATA.csv --score-col A,B,C [--label-col Y]          (several models, shared labels)
+    spe fit DATA.csv --prob-cols P0,P1,P2 [--label-col Y]       (a multiclass classifier)
     spe threshold DATA.csv --score-col S --label-col Y --min-precision P --min-recall R
 
 Errors are one line on stderr (``spe: error: ...``) with exit status 2; no traceback.
@@ -20,8 +22,10 @@ import numpy as np
 from . import curves as C
 from . import thresholds as R
 from .api import fit
+from .many import fit_many
+from .multiclass import fit_multiclass
 from .datasets import load_demo
-from .io import load_scores, parse_scores, read_table
+from .io import load_scores, parse_labels, parse_scores, read_table
 from .report import save_figure, write_outputs
 from .scores import MISSING_TOKENS, parse_label
 
@@ -86,9 +90,19 @@ def _families(value):
 
 
 # ---- commands --------------------------------------------------------------------------
+def _columns(value):
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
 def cmd_fit(args):
     if not 0.0 < args.level < 1.0:
         raise CLIError(f"--level must be strictly between 0 and 1 (e.g. 0.9), got {args.level:g}")
+    if args.prob_cols:
+        return _fit_multiclass_table(args)
+    if args.score_col is None:
+        raise CLIError("give --score-col (one model, or several: a,b,c) or --prob-cols (class probabilities)")
+    if len(_columns(args.score_col)) > 1:
+        return _fit_many_table(args)
     scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = _fit_result(scores, labels, args)
     out = Path(args.out)
@@ -96,6 +110,80 @@ def cmd_fit(args):
     print(summ, flush=True)  # the numbers first; figures take seconds
     write_outputs(res, summ, out, args.level)
     print(f"wrote {out / 'summary.json'}, figures and {out / 'report.html'} (one file to share)")
+
+
+def _write_json(out: Path, name: str, data) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / name
+    path.write_text(json.dumps(data, indent=2, default=float))
+    return path
+
+
+def _estimate_dict(e):
+    return None if e is None else e.as_dict()
+
+
+def _fit_many_table(args):
+    """Several score columns on the same rows: shared labels, paired comparisons (spe.fit_many)."""
+    names = _columns(args.score_col)
+    try:
+        table = read_table(args.data)
+        scores = {n: parse_scores(table.column(n), n, table.rows) for n in names}
+        labels = (None if args.label_col is None else
+                  parse_labels(table.column(args.label_col), args.label_col, args.positive_label, table.rows))
+    except ValueError as exc:
+        raise _as_flags(exc, ("positive_label",)) from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
+                       higher_is_positive=not args.lower_is_positive)
+    _print_notes(caught)
+    print(res.summary("AUROC", args.level), flush=True)
+    beats = res.prob_beats("AUROC")
+    data = {"models": [{"model": r["model"], "excluded": r["excluded"]}
+                       | {k: _estimate_dict(r[k]) for k in ("AUROC", "average precision", "accuracy", "max F1")}
+                       for r in res.metrics(args.level)],
+            "prob_best_auroc": res.prob_best("AUROC"),
+            "prob_beats_auroc": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)}}
+    print(f"wrote {_write_json(Path(args.out), 'models.json', data)}")
+
+
+def _fit_multiclass_table(args):
+    """Class-probability columns: a multiclass fit (spe.fit_multiclass); labels are class indices."""
+    names = _columns(args.prob_cols)
+    try:
+        table = read_table(args.data)
+        probs = np.column_stack([parse_scores(table.column(n), n, table.rows) for n in names])
+        labels = None
+        if args.label_col is not None:
+            cells = table.column(args.label_col)
+            index = {n: k for k, n in enumerate(names)}
+            labels = np.full(len(cells), -1)
+            for i, cell in enumerate(cells):
+                token = cell.strip()
+                if token.lower() in MISSING_TOKENS:
+                    continue
+                if token in index:
+                    labels[i] = index[token]
+                elif token.lstrip("-").isdigit() and 0 <= int(token) < len(names):
+                    labels[i] = int(token)
+                else:
+                    raise CLIError(f"label column {args.label_col!r}, row {table.rows[i]}: {token!r} is neither a "
+                                   f"class index 0..{len(names) - 1} nor a --prob-cols name")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            res = fit_multiclass(probs, labels, n_draws=args.n_draws, seed=args.seed)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    _print_notes(caught)
+    print(res.summary(args.level), flush=True)
+    data = {"classes": names, "accuracy": res.accuracy(args.level).as_dict(),
+            "macro_f1": res.macro_f1(args.level).as_dict(),
+            "per_class": [{"class": names[r["class"]], "n_predicted": r["n_predicted"]}
+                          | {k: _estimate_dict(r[k]) for k in ("precision", "recall", "f1", "prevalence")}
+                          for r in res.per_class(args.level)],
+            "score_model": res.fit.describe()}
+    print(f"wrote {_write_json(Path(args.out), 'multiclass.json', data)}")
 
 
 def cmd_threshold(args):
@@ -312,7 +400,11 @@ def build_parser():
                        description="Fit score models to every score and the few labels; print the summary "
                                    "and write summary.json and figures.", **fmt)
     p.add_argument("data", help="CSV (or Parquet with spe[parquet]) file")
-    p.add_argument("--score-col", required=True, help="column with classifier scores")
+    p.add_argument("--score-col", default=None,
+                   help="column with classifier scores; several (a,b,c): models compared on shared labels")
+    p.add_argument("--prob-cols", default=None,
+                   help="class-probability columns of a multiclass classifier (p0,p1,...); labels are then "
+                        "class indices or these column names")
     p.add_argument("--label-col", default=None,
                    help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
     p.add_argument("--out", default="spe-out", help="output folder")

@@ -298,3 +298,38 @@ def test_report_renders_in_a_headless_browser(tmp_path, csv_file):
                     "--window-size=1200,3000", (out / "report.html").as_uri()], check=True, timeout=120,
                    capture_output=True)
     assert shot.stat().st_size > 10_000
+
+
+def test_fit_with_several_score_columns_compares_them(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    y = rng.random(300) < 0.3
+    good = np.clip(np.where(y, 0.8, 0.2) + rng.normal(0, 0.15, 300), 0, 1)
+    weak = np.clip(np.where(y, 0.6, 0.4) + rng.normal(0, 0.25, 300), 0, 1)
+    path = tmp_path / "two.csv"
+    path.write_text("good,weak,label\n" + "".join(f"{g:.4f},{w:.4f},{int(t) if i < 40 else ''}\n"
+                                                  for i, (g, w, t) in enumerate(zip(good, weak, y))))
+    assert main(["fit", str(path), "--score-col", "good,weak", "--label-col", "label", "--n-draws", "200",
+                 "--out", str(tmp_path / "o")]) == 0
+    assert "ranking by AUROC" in capsys.readouterr().out
+    data = json.loads((tmp_path / "o" / "models.json").read_text())
+    assert data["prob_best_auroc"]["good"] > 0.9 and [m["model"] for m in data["models"]] == ["good", "weak"]
+
+
+def test_fit_with_probability_columns_is_multiclass(tmp_path, capsys):
+    from scipy import special
+
+    rng = np.random.default_rng(8)
+    p = special.softmax(rng.normal(0, 2, (300, 3)), axis=1)
+    y = (p.cumsum(1) > rng.random((300, 1))).argmax(1)
+    names = ["cat", "dog", "eel"]
+    path = tmp_path / "mc.csv"
+    path.write_text("cat,dog,eel,truth\n" + "".join(
+        ",".join(f"{v:.5f}" for v in row) + f",{names[t] if i < 30 else ''}\n" for i, (row, t) in enumerate(zip(p, y))))
+    argv = ["fit", str(path), "--prob-cols", "cat,dog,eel", "--label-col", "truth", "--n-draws", "200",
+            "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    assert "SPE (multiclass)" in capsys.readouterr().out
+    data = json.loads((tmp_path / "o" / "multiclass.json").read_text())
+    assert [r["class"] for r in data["per_class"]] == names and 0 < data["accuracy"]["value"] < 1
+    path.write_text(path.read_text().replace(",cat\n", ",lion\n", 1))
+    assert main(argv) == 2 and "'lion' is neither a class index" in capsys.readouterr().err
