@@ -121,9 +121,10 @@ class CalibrationFit:
     def n_draws(self) -> int:
         return self.c.size
 
-    def prob_positive(self, scores) -> np.ndarray:
-        """(M, n) P(y = 1 | s) under each draw."""
-        return special.expit(self.c[:, None] + self.slopes @ self.features(scores).T)
+    def prob_positive(self, scores, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""
+        rows = slice(None) if draws is None else draws
+        return special.expit(self.c[rows, None] + self.slopes[rows] @ self.features(scores).T)
 
     def draws(self) -> dict[str, np.ndarray]:
         names = ["b"] if self.features.n_slopes == 1 else ["b_low", "b_high"]

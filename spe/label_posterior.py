@@ -70,7 +70,9 @@ class LabelPosterior:
         for k, fit in enumerate(self.fits.values()):
             rows = np.flatnonzero(self.source == k)
             if rows.size:
-                out[rows] = fit.prob_positive(scores)[self.draw[rows]]
+                # Resampling repeats draws and skips others: evaluate each needed draw once.
+                needed, where = np.unique(self.draw[rows], return_inverse=True)
+                out[rows] = fit.prob_positive(scores, draws=needed)[where]
         return out
 
     def mean_prob_positive(self, scores) -> np.ndarray:

@@ -44,12 +44,13 @@ class MixtureFit:
     def n_draws(self) -> int:
         return self.posterior.n_draws
 
-    def prob_positive(self, scores) -> np.ndarray:
-        """(M, n) P(y = 1 | s) under each draw; scores outside the frame are clamped to it."""
+    def prob_positive(self, scores, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``);
+        scores outside the frame are clamped to it."""
         frame = self.data.frame
         z = np.clip(frame.to_unit(scores), 0.0, 1.0)
         censored = frame.censoring(scores)
-        theta = self.posterior.theta
+        theta = self.posterior.theta if draws is None else self.posterior.theta[draws]
         out = np.empty((theta.shape[0], z.size))
         step = max(1, _BLOCK_ELEMENTS // max(theta.shape[0], 1))
         for start in range(0, z.size, step):

@@ -205,3 +205,16 @@ def test_best_mixture_scale_keeps_the_scale_the_scores_fit():
         assert res.mixture.data.frame.transform == scale
     with pytest.raises(ValueError, match="mixture_scale='best' needs probability scores"):
         spe.fit(np.linspace(-3, 3, 100), mixture_scale="best")
+
+
+def test_pooled_probabilities_evaluate_each_needed_draw_once_with_the_same_result():
+    rng = np.random.default_rng(11)
+    y = rng.random(800) < 0.3
+    s = np.where(y, rng.normal(2, 1, 800), rng.normal(-1, 1, 800))
+    res = spe.fit(s, np.where(np.arange(800) < 20, y, np.nan), seed=1, n_draws=300)
+    lp = res.label_posterior
+    naive = np.empty((lp.n_draws, 50))
+    for k, fit in enumerate(lp.fits.values()):
+        rows = np.flatnonzero(lp.source == k)
+        naive[rows] = fit.prob_positive(s[:50])[lp.draw[rows]]
+    np.testing.assert_array_equal(lp.prob_positive(s[:50]), naive)
