@@ -108,13 +108,23 @@ def plot_pr(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=T
 
 
 def plot_roc(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=True, fpr=None):
-    """ROC curve with credible band; optional true and naive labels-only curves."""
+    """ROC curve with credible band; optional true and naive labels-only curves.
+
+    The FPR axis is linear below 1/N and logarithmic above (symlog), so the low-FPR region
+    where good classifiers differ, and where the band lives, is not crammed into a corner.
+    """
     ax = _axes(ax)
+    low = 1.0 / max(res.data.n_items, 10)
+    if fpr is None:
+        fpr = np.unique(np.r_[0.0, np.geomspace(low, 1.0, 80), np.linspace(0.0, 1.0, 41)])
     curve = res.roc_curve(fpr=fpr, level=level, kind=kind)
     _draw_curve(ax, res, curve, exact_fn=C.exact_tpr_at_fpr, true_labels=true_labels, naive=naive,
                 level=level)
-    ax.plot([0, 1], [0, 1], color="0.7", lw=0.8, ls=":")
-    ax.set_xlabel("false positive rate")
+    diag = np.geomspace(low, 1.0, 50)
+    ax.plot(diag, diag, color="0.7", lw=0.8, ls=":")
+    ax.set_xscale("symlog", linthresh=low)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("false positive rate (log scale above 1/N)")
     ax.set_ylabel("true positive rate")
     ax.set_title(f"ROC ({kind})")
     ax.legend(fontsize=8, loc="lower right")
