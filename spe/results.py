@@ -14,49 +14,16 @@ import numpy as np
 from . import curves as C
 from . import kinds as K
 from . import thresholds as R
+from .calibration import calibrate, item_probabilities
+from .export import inference_data
 from .kinds import check_kind
 from .label_posterior import LabelPosterior, systematic_resample
 from .labels import draw_positive_counts
-from .calibration import calibrate, item_probabilities
-from .export import inference_data
+from .result_methods import metric_method as _metric
+from .result_methods import mixture_attribute as _mixture_attribute
+from .result_methods import plot_method as _plot
 from .scores import ScoreData
 from .summary import Summary, summarize
-
-def _mixture_attribute(path, doc):
-    """A read-only attribute of the fitted mixture (AttributeError when none was fitted)."""
-
-    def get(self):
-        obj = self.mixture
-        if obj is None:
-            raise AttributeError("no score mixture was fitted (model='platt'?)")
-        for part in path.split("."):
-            obj = getattr(obj, part)
-        return obj
-
-    return property(get, doc=doc)
-
-
-def _plot(name, doc):
-    """A plotting method that hands the result to :mod:`spe.plot` (imported when used)."""
-
-    def method(self, ax=None, **kwargs):
-        from . import plot
-
-        return getattr(plot, name)(self, ax, **kwargs)
-
-    method.__name__ = name
-    method.__doc__ = f"{doc} See :func:`spe.plot.{name}`."
-    return method
-
-
-def _metric(name, per_sweep, doc):
-    """A scalar metric method: weighted median and equal-tailed interval over the draws."""
-
-    def method(self, level=0.9, kind="sample") -> C.Estimate:
-        return self._estimate(name, per_sweep, level, kind)
-
-    method.__doc__ = doc + " ``kind``: 'sample' (these items) or 'population'."
-    return method
 
 
 class SPEResult:

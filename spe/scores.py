@@ -63,9 +63,7 @@ def as_score_array(scores, name="scores") -> np.ndarray:
 
 
 MIN_DISTINCT_SCORES = 3
-#: Below this many items a fit warns: the score distribution then says little about the
-#: two classes, so the mixture leans on its priors and the labels (measured on model
-#: data: at N = 50 the 90% prevalence interval is ~0.3 wide with 10 labels).
+#: Below this many items a fit warns: the score distribution says little about the classes.
 FEW_ITEMS = 50
 
 

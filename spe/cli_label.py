@@ -1,0 +1,126 @@
+"""``spe label``: label items one at a time, chosen actively, every answer saved at once.
+
+Problems raise ``ValueError`` (a ``StateError`` is one), which ``spe.cli.main`` prints
+as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .io import parse_scores, read_table
+from .scores import MISSING_TOKENS, parse_label
+
+
+YES_NO_SHORT = {"y": "yes", "n": "no"}
+
+
+def answer_parser(predicted):
+    """(canonical predictions, parse(answer) -> stored label or None, hint for the prompt).
+
+    Binary predictions (1/0, true/false, yes/no) take any of those answers, and y/n, and
+    store "1"/"0", so "y" is not compared as text with "1". Other predictions are class
+    names: an answer must be one of them (matched ignoring case).
+    """
+    parsed = [parse_label(v) for v in predicted]
+    if all(p is not None and not np.isnan(p) for p in parsed):
+        canonical = np.array(["1" if p == 1 else "0" for p in parsed])
+
+        def parse(answer):
+            value = parse_label(YES_NO_SHORT.get(answer.lower(), answer))
+            return None if value is None or np.isnan(value) else ("1" if value == 1 else "0")
+
+        return canonical, parse, "1/y = positive, 0/n = negative"
+    classes = sorted(set(map(str, predicted)))
+    by_lower = {c.lower(): c for c in classes}
+
+    def parse(answer):
+        return answer if answer in classes else by_lower.get(answer.lower())
+
+    shown = ", ".join(classes[:8]) + (", ..." if len(classes) > 8 else "")
+    return np.array([str(v) for v in predicted]), parse, f"one of: {shown}"
+
+
+def _existing_labels(table, args, parse, n_items):
+    """{item: stored label} from --label-col (blank/NA cells = not yet labeled)."""
+    cells = table.column(args.label_col)
+    out = {}
+    for i, cell in enumerate(cells[:n_items]):
+        if cell.strip().lower() in MISSING_TOKENS:
+            continue
+        label = parse(cell.strip())
+        if label is None:
+            raise ValueError(f"label column {args.label_col!r}, row {table.rows[i]}: {cell!r} is not a label "
+                           "these predictions can be compared with")
+        out[i] = label
+    return out
+
+
+def cmd_label(args, ask=input):
+    """Interactive labeling: pick the next item actively, save after every answer."""
+    from .assessment import Assessor, bin_groups, encode_groups  # a StateError is a ValueError
+
+    table = read_table(args.data)
+    scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
+    ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)
+    if args.pred_col:
+        predicted = np.array(table.column(args.pred_col))
+    elif args.threshold is not None:
+        predicted = (scores >= args.threshold).astype(int).astype(str)
+    else:
+        raise ValueError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
+    predicted, parse, hint = answer_parser(predicted)
+    if args.group_col:
+        groups, names = encode_groups(np.array(table.column(args.group_col)))
+    else:
+        groups, edges = bin_groups(scores, args.bins, "mass")
+        names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    existing = _existing_labels(table, args, parse, scores.size) if args.label_col else {}
+    if table.blank_rows:
+        print(f"spe: note: {table.blank_note()}", file=sys.stderr)
+    state = Path(args.state)
+    if state.exists():
+        assessor = Assessor.load(state, groups, predicted, ids)
+        print(f"resuming {state}: {len(assessor.labels)} answers so far")
+    else:
+        assessor = Assessor(groups, predicted, strategy=args.strategy, item_ids=ids, seed=args.seed)
+    new = {i: lab for i, lab in existing.items() if i not in assessor.labels}
+    for i, lab in new.items():
+        assessor.update(i, lab)
+    if new:
+        assessor.save(state)
+        print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
+    asked = 0
+    while args.max is None or asked < args.max:
+        nxt = assessor.next_items(1)
+        if nxt.size == 0:
+            print("every item is labeled")
+            break
+        i = int(nxt[0])
+        prompt = (f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
+                  f"{predicted[i]}): true label? [{hint}; q = quit] ")
+        label = None
+        while label is None:
+            try:
+                answer = ask(prompt).strip()
+            except EOFError:
+                answer = "q"
+            if answer.lower() in ("q", "quit", "exit"):
+                break
+            label = parse(answer)
+            if label is None:
+                said = "no answer" if not answer else f"{answer!r} is not an answer"
+                print(f"  {said}: type {hint}, or q to quit")
+        if label is None:
+            break
+        assessor.update(i, label)
+        assessor.save(state)
+        asked += 1
+    acc = assessor.accuracy()
+    print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
+    for g, name in enumerate(names):
+        print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
+    print(f"  overall (size-weighted): {acc['overall']:.3f}")
