@@ -125,4 +125,6 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     with np.errstate(divide="ignore"):
         strength = mean * (1 - mean) / var - 1.0
     strength = np.maximum(np.nan_to_num(strength, nan=min_strength, posinf=1e6), min_strength)
+    empty = size == 0  # a code with no items (e.g. a class never predicted): uninformative
+    mean, strength = np.where(empty, 0.5, mean), np.where(empty, min_strength, strength)
     return BetaGroups(mean * strength, (1 - mean) * strength)
