@@ -232,6 +232,8 @@ class ScoreFrame:
         lo, hi = float(np.min(scores)), float(np.max(scores))
         if score_range is None:
             pad = padding * (hi - lo)
+            if not np.isfinite((hi + pad) - (lo - pad)):
+                raise ValueError(f"scores span [{lo:g}, {hi:g}], too wide to represent: rescale them")
             return cls(lo - pad, hi + pad, "observed (padded)")
         try:
             a, b = (float(v) for v in score_range)
@@ -243,9 +245,7 @@ class ScoreFrame:
             raise ValueError(
                 f"scores span [{lo:g}, {hi:g}], outside the given score_range [{a:g}, {b:g}]"
             )
-        # Scores sitting exactly on a bound would get zero density under families with an
-        # open support; pad by a hair so that never happens.
-        pad = 1e-6 * (b - a)
+        pad = 1e-6 * (b - a)  # a score exactly on a bound has zero density under open supports
         return cls(a - pad, b + pad, "user")
 
     @property
