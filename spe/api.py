@@ -5,11 +5,11 @@ scores -> score models (mixture, Platt) -> pooled label posterior -> result.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
 from .calibration_maps import fit_calibration_map
+from .curves import check_n_draws
 from .fitting import FitError, candidate_pairs
 from .label_posterior import combine
 from .mixture import fit_mixture
@@ -17,16 +17,8 @@ from .posterior import DEFAULT_PROPOSAL, PROPOSALS
 from .results import SPEResult
 from .scores import (DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities,
                      prepare)
+from .seeds import child_seeds
 from .threads import one_blas_thread
-
-
-def _child_seeds(seed, n):
-    if isinstance(seed, np.random.Generator):
-        return [int(s) for s in seed.integers(0, 2**63 - 1, size=n)]
-    if seed is not None and not isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
-        raise TypeError(f"seed must be an int, a numpy Generator, a SeedSequence or None, got {seed!r}")
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    return [int(c.generate_state(1, np.uint64)[0]) for c in ss.spawn(n)]
 
 
 SCORE_MODELS = ("mixture", "platt", "beta")
@@ -131,8 +123,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     -------
     SPEResult
     """
-    if not isinstance(n_draws, numbers.Integral) or isinstance(n_draws, bool) or n_draws < 10:
-        raise ValueError(f"n_draws must be an integer >= 10, got {n_draws!r}")
+    check_n_draws(n_draws)
     if proposal not in PROPOSALS:
         raise ValueError(f"proposal must be one of {PROPOSALS}, got {proposal!r}")
     if inference not in ("auto", "is", "emcee"):
@@ -165,7 +156,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return prepare(s, labels, score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
-    mix_seed, platt_seed, pool_seed, label_seed, export_seed = _child_seeds(seed, 5)
+    mix_seed, platt_seed, pool_seed, label_seed, export_seed = child_seeds(seed, 5)
     fits, errors = {}, {}
     if "mixture" in models:
         candidates = []

@@ -44,11 +44,11 @@ def answer_parser(predicted):
     return np.array([str(v) for v in predicted]), parse, f"one of: {shown}"
 
 
-def _existing_labels(table, args, parse, n_items):
+def _existing_labels(table, args, parse):
     """{item: stored label} from --label-col (blank/NA cells = not yet labeled)."""
     cells = table.column(args.label_col)
     out = {}
-    for i, cell in enumerate(cells[:n_items]):
+    for i, cell in enumerate(cells):
         if cell.strip().lower() in MISSING_TOKENS:
             continue
         label = parse(cell.strip())
@@ -78,7 +78,7 @@ def cmd_label(args, ask=input):
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
         names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
-    existing = _existing_labels(table, args, parse, scores.size) if args.label_col else {}
+    existing = _existing_labels(table, args, parse) if args.label_col else {}
     if table.blank_rows:
         print(f"spe: note: {table.blank_note()}", file=sys.stderr)
     state = Path(args.state)

@@ -17,6 +17,8 @@ Conventions (used identically for the truth in tests and benchmarks):
 
 from __future__ import annotations
 
+import numbers
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +36,12 @@ def check_level(level) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be strictly between 0 and 1 (e.g. 0.9), got {level!r}")
     return level
+
+
+def check_n_draws(n_draws) -> int:
+    if not isinstance(n_draws, numbers.Integral) or isinstance(n_draws, bool) or n_draws < 10:
+        raise ValueError(f"n_draws must be an integer >= 10, got {n_draws!r}")
+    return int(n_draws)
 
 
 def check_grid(grid, default, name) -> np.ndarray:
@@ -245,10 +253,14 @@ def labeled_sweep(scores, labels) -> Sweep:
     labels = np.asarray(labels, float)
     if scores.shape != labels.shape or np.isnan(labels).any():
         raise ValueError("exact curves need a label for every score")
-    unique, inverse = np.unique(scores, return_inverse=True)
-    pos = np.bincount(inverse, weights=labels, minlength=unique.size)
-    totals = np.bincount(inverse, minlength=unique.size)
-    return Sweep(pos[None, :], totals)
+    return draws_sweep(scores, labels[None, :])
+
+
+def draws_sweep(scores, positives) -> Sweep:
+    """The sweep of items with scores ``scores`` (N,) under each row of 0/1 ``positives`` (M, N)."""
+    unique, group = np.unique(scores, return_inverse=True)
+    pos = np.stack([np.bincount(group, weights=row, minlength=unique.size) for row in positives])
+    return Sweep(pos, np.bincount(group, minlength=unique.size))
 
 
 def exact_precision_at_recall(scores, labels, recall=None):

@@ -23,7 +23,6 @@ still computed from the shared draws when it has scores to rank.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
 from .calibration_maps import fit_calibration_map
 from .psis import psis
+from .seeds import child_generators
 from .scores import (MIN_DISTINCT_SCORES, ORIENTATION_PROBABILITY, PROBABILITY_EPS, as_labels, as_score_array,
                      looks_like_probabilities, reversed_probability)
 
@@ -134,17 +134,12 @@ class ManyResult:
     def names(self) -> list:
         return list(self.scores)
 
-    def _sweep(self, name):
-        unique, group = np.unique(self.scores[name], return_inverse=True)
-        pos = np.stack([np.bincount(group, weights=d, minlength=unique.size) for d in self.label_draws])
-        return C.Sweep(pos, np.bincount(group, minlength=unique.size)), unique
-
     def metric_draws(self, name) -> dict:
         """{metric: (draws,) values} for one model, from the shared label draws."""
         if name not in self.scores:
             raise ValueError(f"no model {name!r}; models: {', '.join(self.scores)}")
         if name not in self._metric_draws:
-            sweep, unique = self._sweep(name)
+            sweep = C.draws_sweep(self.scores[name], self.label_draws)
             predicted = self.scores[name] >= self.thresholds[name]
             correct = (self.label_draws == predicted).mean(axis=1)
             self._metric_draws[name] = {"AUROC": C.sample_auroc(sweep),
@@ -227,12 +222,10 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         raise ValueError(f"every model must score the same items; got lengths {sorted(sizes)}")
     n = sizes.pop()
     y = as_labels(labels, n)
-    if not isinstance(n_draws, numbers.Integral) or isinstance(n_draws, bool) or n_draws < 10:
-        raise ValueError(f"n_draws must be an integer >= 10, got {n_draws!r}")
+    n_draws = C.check_n_draws(n_draws)
     if not higher_is_positive:
         arrays = {k: (1 - a if looks_like_probabilities(a) else -a) for k, a in arrays.items()}
-    fit_rng, draw_rng, map_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(
-        seed if not isinstance(seed, np.random.Generator) else int(seed.integers(2**63))).spawn(3))
+    fit_rng, draw_rng, map_rng = child_generators(seed, 3)
     excluded, features, thresholds = {}, {}, {}
     for name, s in arrays.items():
         probabilities = looks_like_probabilities(s)
@@ -249,8 +242,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not features:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     x = np.column_stack(list(features.values()))
-    model = fit_joint_model(x, y, list(features), int(n_draws), fit_rng)
-    rows = systematic_resample(model.weights, int(n_draws), draw_rng)
+    model = fit_joint_model(x, y, list(features), n_draws, fit_rng)
+    rows = systematic_resample(model.weights, n_draws, draw_rng)
     draws = np.empty((rows.size, n), dtype=bool)
     step = max(1, 4_000_000 // n)
     for start in range(0, rows.size, step):

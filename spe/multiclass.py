@@ -35,6 +35,7 @@ from . import curves as C
 from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
 from .psis import psis
+from .seeds import child_generators
 from .scores import PROBABILITY_EPS
 
 MULTICLASS_MODELS = ("temperature", "vector")
@@ -320,10 +321,7 @@ class MulticlassResult:
     def _one_vs_rest_sweep(self, c) -> C.Sweep:
         if not isinstance(c, numbers.Integral) or not 0 <= c < self.n_classes:
             raise ValueError(f"class must be an integer in 0..{self.n_classes - 1}, got {c!r}")
-        unique, group = np.unique(self.log_probs[:, c], return_inverse=True)
-        totals = np.bincount(group, minlength=unique.size)
-        pos = np.stack([np.bincount(group, weights=(d == c), minlength=unique.size) for d in self.class_draws])
-        return C.Sweep(pos, totals)
+        return C.draws_sweep(self.log_probs[:, c], self.class_draws == c)
 
     def pr_curve(self, c, recall=None, level=0.9) -> C.PRCurve:
         """One-vs-rest PR curve of class ``c`` (score = its probability) with a band."""
@@ -388,9 +386,7 @@ def fit_multiclass(scores, labels=None, *, model="temperature", n_draws=1000, se
     if model == "vector" and k > MAX_VECTOR_CLASSES:
         raise ValueError(f"vector scaling has K + 1 = {k + 1} parameters; with K > {MAX_VECTOR_CLASSES} "
                          "use model='temperature'")
-    if not isinstance(n_draws, numbers.Integral) or isinstance(n_draws, bool) or n_draws < 10:
-        raise ValueError(f"n_draws must be an integer >= 10, got {n_draws!r}")
-    fit_rng, draw_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(
-        seed if not isinstance(seed, np.random.Generator) else int(seed.integers(2**63))).spawn(2))
-    fit = fit_class_map(f, y, model, int(n_draws), fit_rng)
-    return MulticlassResult(f, y, kind, fit, draw_classes(fit, f, y, int(n_draws), draw_rng))
+    n_draws = C.check_n_draws(n_draws)
+    fit_rng, draw_rng = child_generators(seed, 2)
+    fit = fit_class_map(f, y, model, n_draws, fit_rng)
+    return MulticlassResult(f, y, kind, fit, draw_classes(fit, f, y, n_draws, draw_rng))
