@@ -12,6 +12,7 @@ Errors are one line on stderr (``spe: error: ...``) with exit status 2; no trace
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import warnings
@@ -50,17 +51,19 @@ def _as_flags(exc, names=OPTION_NAMES) -> CLIError:
 def load_data(path, score_col, label_col=None, positive_label=None):
     """The table's scores and labels; errors worded with the command's flag names."""
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            loaded = load_scores(path, score_col, label_col, positive_label)
+        with _notes():
+            return load_scores(path, score_col, label_col, positive_label)
     except ValueError as exc:  # data errors may quote column names: translate only this option
         raise _as_flags(exc, ("positive_label",)) from None
-    _print_notes(caught)
-    return loaded
 
 
-def _print_notes(caught):
-    """Warnings as one-line notes on stderr (data skipped, small data, sampling trouble)."""
+@contextlib.contextmanager
+def _notes():
+    """Print each UserWarning raised inside (data skipped, small data, sampling trouble) as a
+    one-line note on stderr once the block has succeeded."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield
     for w in caught:
         if issubclass(w.category, UserWarning):
             print(f"spe: note: {w.message}", file=sys.stderr)
@@ -69,16 +72,13 @@ def _print_notes(caught):
 # ---- outputs ---------------------------------------------------------------------------
 def _fit_result(scores, labels, args):
     C.check_level(args.level)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        res = fit(
+    with _notes():
+        return fit(
             scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,
             families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
             higher_is_positive=not args.lower_is_positive,
             score_range=args.score_range, progress=sys.stderr.isatty(),
         )
-    _print_notes(caught)
-    return res
 
 
 def _families(value):
@@ -134,11 +134,10 @@ def _fit_many_table(args):
                   parse_labels(table.column(args.label_col), args.label_col, args.positive_label, table.rows))
     except ValueError as exc:
         raise _as_flags(exc, ("positive_label",)) from None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
+    with _notes():
+        table.warn_if_blank()
         res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
                        higher_is_positive=not args.lower_is_positive)
-    _print_notes(caught)
     print(res.summary("AUROC", args.level), flush=True)
     beats = res.prob_beats("AUROC")
     data = {"models": [{"model": r["model"], "excluded": r["excluded"]}
@@ -171,12 +170,11 @@ def _fit_multiclass_table(args):
                 else:
                     raise CLIError(f"label column {args.label_col!r}, row {table.rows[i]}: {token!r} is neither a "
                                    f"class index 0..{len(names) - 1} nor a --prob-cols name")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UserWarning)
+        with _notes():
+            table.warn_if_blank()
             res = fit_multiclass(probs, labels, n_draws=args.n_draws, seed=args.seed)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
-    _print_notes(caught)
     print(res.summary(args.level), flush=True)
     data = {"classes": names, "accuracy": res.accuracy(args.level).as_dict(),
             "macro_f1": res.macro_f1(args.level).as_dict(),

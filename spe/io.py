@@ -42,6 +42,11 @@ class Table:
             raise InputError(f"column {name!r} not found in {self.path}; columns are: {', '.join(self.columns)}")
         return self.columns[name]
 
+    def warn_if_blank(self):
+        """An :class:`InputWarning` naming the skipped blank rows, if any."""
+        if self.blank_rows:
+            warnings.warn(self.blank_note(), InputWarning, stacklevel=3)
+
     def blank_note(self) -> str | None:
         """A one-line note on skipped blank rows, or None."""
         if not self.blank_rows:
@@ -126,6 +131,5 @@ def load_scores(path, score_col, label_col=None, positive_label=None):
     scores = parse_scores(table.column(score_col), score_col, table.rows)
     labels = (None if label_col is None
               else parse_labels(table.column(label_col), label_col, positive_label, table.rows))
-    if table.blank_rows:
-        warnings.warn(table.blank_note(), InputWarning, stacklevel=2)
+    table.warn_if_blank()
     return scores, labels
