@@ -282,3 +282,20 @@ def test_multiclass_informed_prior_matches_the_draws_and_earns_its_strength():
     assert np.all(strength(prior_many) > 10)  # no fixed cap
     truth = np.array([np.mean(y[pred == g] == g) for g in range(4)])
     assert np.all(np.abs(prior_many.mean() - truth) < 0.05)
+
+
+def test_multiclass_prior_for_a_class_never_predicted_is_uninformative():
+    from scipy import special
+
+    import spe
+    from spe.assessment import multiclass_informed_prior
+
+    rng = np.random.default_rng(1)
+    p = special.softmax(rng.normal(0, 2, (300, 4)), axis=1)
+    p[:, 2] *= 1e-4  # class 2 is never the top class
+    p /= p.sum(axis=1, keepdims=True)
+    y = (p.cumsum(1) > rng.random((300, 1))).argmax(1)
+    res = spe.fit_multiclass(p, np.where(np.arange(300) < 10, y, -1), n_draws=200, seed=0)
+    prior = multiclass_informed_prior(res)
+    assert np.bincount(res.predicted, minlength=4)[2] == 0
+    assert prior.alpha[2] == prior.beta[2] == 1.0  # Beta(1, 1), not a spike at accuracy 0
