@@ -36,8 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
-from .psis import psis
+from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .scores import PROBABILITY_EPS
 
 MAPS = ("platt", "beta")
@@ -214,9 +213,8 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         precision = -hess
         cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(sd**2)
         q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
-        u = q.sample(n_draws, rng)
-        log_w, khat = psis(_log_posterior(u, x, y, prior) - q.logpdf(u))
-        weights = np.exp(log_w)
+        u, weights, khat, _ = adaptive_importance_draws(lambda v: _log_posterior(v, x, y, prior), q,
+                                                        n_draws, rng)
         if khat > KHAT_THRESHOLD:
             warnings.warn(f"{form} calibration map: importance weights are unreliable (Pareto k-hat = "
                           f"{khat:.2f} > {KHAT_THRESHOLD}); its draws are approximate", SamplingWarning,

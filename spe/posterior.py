@@ -8,7 +8,9 @@ Importance sampling from a proposal centred at the MAP, in the unconstrained spa
 * ``"student_t"``: the Laplace covariance in a multivariate Student t (heavier tails).
 
 Weights are Pareto-smoothed (:mod:`spe.psis`); the Pareto k-hat says whether they can be
-trusted. ``inference="auto"`` falls back to MCMC with ``emcee`` when k-hat > 0.7.
+trusted. When it exceeds 0.7 the proposal is adapted to the weighted draws (multiple
+importance sampling over all proposals); ``inference="auto"`` falls back to MCMC with
+``emcee`` only when k-hat stays above 0.7 after that.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from .psis import psis
 from .scores import ScoreData
 
 KHAT_THRESHOLD = 0.7
+#: Adapted proposals tried before falling back to MCMC (each costs ``n_draws`` evaluations).
+MAX_ADAPTATIONS = 4
+#: emcee burn-in (steps) when its walkers start from importance draws.
+WARM_BURN = 150
 PROPOSALS = ("diagonal", "laplace", "student_t")
 DEFAULT_PROPOSAL = "student_t"
 STUDENT_T_DF = 5.0
@@ -49,6 +55,8 @@ class Posterior:
     khat : Pareto k-hat of the importance weights (NaN for emcee).
     ess : effective sample size.
     proposal : proposal name for importance sampling.
+    adaptations : proposals adapted to the weighted draws after the first (see
+        :func:`importance_sample`); the draws of all of them are kept.
     chains : (steps, walkers, d) retained emcee chain in the unconstrained space, if any.
     """
 
@@ -62,6 +70,7 @@ class Posterior:
     proposal: str = ""
     chains: np.ndarray | None = None
     importance_khat: float = float("nan")
+    adaptations: int = 0
 
     @property
     def n_draws(self) -> int:
@@ -140,17 +149,52 @@ def build_proposal(fit: MapFit, data: ScoreData, kind=DEFAULT_PROPOSAL) -> Propo
     return Proposal(kind, fit.u.copy(), cov)
 
 
-def importance_sample(fit: MapFit, data: ScoreData, n_draws, rng, proposal=DEFAULT_PROPOSAL):
-    """Self-normalised importance sampling with Pareto-smoothed weights."""
+def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptations=MAX_ADAPTATIONS):
+    """Importance draws from ``first``, adapted while the Pareto k-hat exceeds the threshold.
+
+    While k-hat > :data:`KHAT_THRESHOLD`, up to ``adaptations`` times, a Student t fitted
+    to the weighted draws so far joins the proposals and ``n_draws`` more are drawn from
+    it. All draws are kept and weighted against the equal mixture of the proposals
+    (deterministic-mixture multiple importance sampling, the balance heuristic; Veach &
+    Guibas 1995, Cornuet et al. 2012), which keeps the estimator consistent whatever the
+    adapted proposals are.
+
+    ``log_target(u)``: unnormalised log density of the (M, d) rows, -inf off the support.
+    Returns draws (M, d), Pareto-smoothed normalised weights, k-hat, adaptations used.
+    """
+    proposals = [first]
+    u = np.empty((0, first.mean.size))
+    log_p = np.empty(0)
+    while True:
+        new = proposals[-1].sample(n_draws, rng)
+        u, log_p = np.vstack([u, new]), np.concatenate([log_p, log_target(new)])
+        log_q = np.logaddexp.reduce([q.logpdf(u) for q in proposals], axis=0) - np.log(len(proposals))
+        log_w, khat = psis(np.where(np.isfinite(log_p), log_p - log_q, -np.inf))
+        w = np.exp(log_w)
+        if khat <= KHAT_THRESHOLD or len(proposals) > adaptations:
+            return u, w, khat, len(proposals) - 1
+        adapted = _adapted_proposal(u, w)
+        if adapted is None:
+            return u, w, khat, len(proposals) - 1
+        proposals.append(adapted)
+
+
+def importance_sample(fit: MapFit, data: ScoreData, n_draws, rng, proposal=DEFAULT_PROPOSAL,
+                      adaptations=MAX_ADAPTATIONS):
+    """Self-normalised importance sampling with Pareto-smoothed weights, adapted while
+    k-hat is high (:func:`adaptive_importance_draws`)."""
     model = fit.model
-    q = build_proposal(fit, data, proposal)
-    u = q.sample(n_draws, rng)
-    log_target = model.log_density_unconstrained(u, data, oriented=True)
     lo, hi = np.array(model.bounds).T
-    inside = np.all((u >= lo) & (u <= hi), axis=1)
-    log_ratio = np.where(inside & np.isfinite(log_target), log_target - q.logpdf(u), -np.inf)
-    log_w, khat = psis(log_ratio)
-    w = np.exp(log_w)
+
+    def log_target(u):
+        out = np.full(u.shape[0], -np.inf)
+        inside = np.all((u >= lo) & (u <= hi), axis=1)
+        if inside.any():
+            out[inside] = model.log_density_unconstrained(u[inside], data, oriented=True)
+        return out
+
+    u, w, khat, adapted = adaptive_importance_draws(log_target, build_proposal(fit, data, proposal),
+                                                    n_draws, rng, adaptations)
     return Posterior(
         names=list(model.names),
         theta=model.to_natural(u),
@@ -161,12 +205,29 @@ def importance_sample(fit: MapFit, data: ScoreData, n_draws, rng, proposal=DEFAU
         ess=float(1.0 / np.sum(w**2)),
         proposal=proposal,
         importance_khat=khat,
+        adaptations=adapted,
     )
 
 
+def _adapted_proposal(u, w):
+    """A Student t with the weighted mean and covariance of the draws (None if degenerate)."""
+    mean = w @ u
+    centred = u - mean
+    cov = centred.T @ (centred * w[:, None])
+    cov = 0.5 * (cov + cov.T)
+    if not np.all(np.isfinite(cov)) or np.linalg.matrix_rank(cov) < u.shape[1]:
+        return None
+    return Proposal("student_t", mean, _positive_definite(cov))
+
+
 def run_emcee(fit: MapFit, data: ScoreData, n_draws, rng, *, progress=False, proposal_cov=None,
-              burn=400, thin=None):
-    """Affine-invariant ensemble MCMC (emcee) on the unconstrained log posterior."""
+              burn=400, thin=None, start_from: Posterior | None = None):
+    """Affine-invariant ensemble MCMC (emcee) on the unconstrained log posterior.
+
+    ``start_from``: weighted draws (an importance sampler's) to start the walkers from;
+    they are already spread like the posterior, so the burn-in is shortened to
+    :data:`WARM_BURN` steps.
+    """
     import emcee
 
     model = fit.model
@@ -181,11 +242,15 @@ def run_emcee(fit: MapFit, data: ScoreData, n_draws, rng, *, progress=False, pro
             out[ok] = model.log_density_unconstrained(u[ok], data, oriented=True)
         return out
 
-    if proposal_cov is None:
-        proposal_cov = build_proposal(fit, data, "laplace").cov
     n_walkers = max(32, 4 * d + (4 * d) % 2)
-    chol = np.linalg.cholesky(proposal_cov + 1e-12 * np.eye(d))
-    start = fit.u + 0.1 * rng.standard_normal((n_walkers, d)) @ chol.T
+    start = _warm_start(start_from, n_walkers, rng)
+    if start is None:
+        if proposal_cov is None:
+            proposal_cov = build_proposal(fit, data, "laplace").cov
+        chol = np.linalg.cholesky(proposal_cov + 1e-12 * np.eye(d))
+        start = fit.u + 0.1 * rng.standard_normal((n_walkers, d)) @ chol.T
+    else:
+        burn = min(burn, WARM_BURN)
     bad = ~np.isfinite(log_prob(start))
     start[bad] = fit.u + 1e-4 * rng.standard_normal((int(bad.sum()), d))
     sampler = emcee.EnsembleSampler(n_walkers, d, log_prob, vectorize=True)
@@ -193,6 +258,14 @@ def run_emcee(fit: MapFit, data: ScoreData, n_draws, rng, *, progress=False, pro
     sampler.random_state = np.random.RandomState(int(rng.integers(2**31 - 1))).get_state()
     with _quiet_emcee():
         return _run_sampler(sampler, model, start, n_draws, burn, thin, n_walkers, d, progress)
+
+
+def _warm_start(post: Posterior | None, n_walkers, rng):
+    """n_walkers distinct draws picked by weight from ``post`` (None if too few carry weight)."""
+    if post is None or np.count_nonzero(post.weights > 0) < n_walkers:
+        return None
+    idx = rng.choice(post.weights.size, size=n_walkers, replace=False, p=post.weights / post.weights.sum())
+    return post.u[idx].copy()
 
 
 @contextlib.contextmanager
@@ -264,6 +337,6 @@ def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="a
     )
     if not fall_back:
         return post
-    fallback = run_emcee(fit, data, n_draws, rng, progress=progress)
+    fallback = run_emcee(fit, data, n_draws, rng, progress=progress, start_from=post)
     fallback.importance_khat = post.khat
     return fallback

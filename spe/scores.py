@@ -350,6 +350,36 @@ def _pool(unique_z, counts, max_groups):
     return np.cumsum(new) - 1
 
 
+def pooled(data: ScoreData, max_groups: int) -> ScoreData:
+    """``data`` with its groups pooled into at most ~``max_groups`` fine bins.
+
+    The bins follow the same mass-and-width rule as :func:`prepare`; censored groups are
+    never pooled with uncensored ones. Returns ``data`` itself when it is small enough.
+    Used to search for the MAP cheaply before polishing it on the exact data.
+    """
+    if data.n_groups <= max_groups:
+        return data
+    total = data.n_total
+    to_pooled = _pool(data.z, total, max_groups)
+    censored = data.censored if data.censored is not None else np.zeros(data.n_groups, np.int8)
+    new = np.ones(data.n_groups, dtype=bool)
+    new[1:] = (np.diff(to_pooled) != 0) | (np.diff(censored) != 0)
+    to_pooled = np.cumsum(new) - 1
+    n = int(to_pooled[-1]) + 1
+
+    def summed(counts):
+        return np.bincount(to_pooled, weights=counts, minlength=n).astype(np.int64)
+
+    first = np.flatnonzero(new)
+    return ScoreData(
+        scores=data.scores, labels=data.labels, frame=data.frame,
+        z=np.bincount(to_pooled, weights=total * data.z, minlength=n) / summed(total),
+        threshold=data.threshold[first], n_unlabeled=summed(data.n_unlabeled),
+        n_neg=summed(data.n_neg), n_pos=summed(data.n_pos), group=to_pooled[data.group],
+        exact=False, censored=censored[first],
+    )
+
+
 def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS,
             transform="identity") -> ScoreData:
     """Validate user input and build the compressed :class:`ScoreData`."""

@@ -103,3 +103,34 @@ def test_anti_oriented_scores_raise_fit_error_naming_the_problem():
     model = MixtureModel(get_component("truncnorm"), get_component("truncnorm"))
     with pytest.raises(FitError, match="positive component above the negative"):
         fit_map(model, prepare(s, y))
+
+
+def test_pooled_data_keep_every_count_and_censored_groups_apart():
+    from spe.scores import pooled
+
+    rng = np.random.default_rng(3)
+    s = np.r_[np.zeros(300), rng.uniform(0, 1, 3000), np.ones(200)]
+    y = np.full(s.size, np.nan)
+    y[rng.choice(s.size, 40, replace=False)] = rng.integers(0, 2, 40)
+    data = prepare(s, y, transform="logit")
+    small = pooled(data, 64)
+    assert small.n_groups <= 80 and pooled(data, data.n_groups) is data
+    for field in ("n_unlabeled", "n_neg", "n_pos"):
+        assert getattr(small, field).sum() == getattr(data, field).sum()
+    assert list(small.censored[[0, -1]]) == [-1, 1]
+    assert small.n_total[0] == 300 and small.n_total[-1] == 200
+    assert np.all(np.diff(small.z) > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_map_searched_on_pooled_scores_is_the_exact_map(seed):
+    from spe.scores import pooled
+
+    z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 3000, seed=seed)
+    data = prepare(z, hide_labels(y, 20, seed=seed + 1))
+    model = MixtureModel(get_component("gamma"), get_component("truncnorm"))
+    exact = fit_map(model, data)
+    fast = fit_map(model, data, search_data=pooled(data, 128))
+    assert fast.log_posterior == pytest.approx(exact.log_posterior, abs=1e-3)
+    np.testing.assert_allclose(fast.theta, exact.theta, rtol=1e-2, atol=1e-3)
+    assert fast.starts[-1].polished

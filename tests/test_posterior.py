@@ -104,3 +104,48 @@ def test_same_seed_same_result_and_different_seed_differs():
     np.testing.assert_array_equal(a.posterior.theta, b.posterior.theta)
     np.testing.assert_array_equal(a.pr_curve().draws, b.pr_curve().draws)
     assert not np.array_equal(a.posterior.theta, c.posterior.theta)
+
+
+def test_adaptive_importance_sampling_recovers_from_a_poor_proposal(monkeypatch):
+    """A proposal 5x too narrow gives k-hat > 0.7; the adapted mixture must still agree
+    with emcee on the same posterior."""
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=7)
+    data = prepare(z, hide_labels(y, 10, seed=8))
+    model = MixtureModel(get_component("gamma"), get_component("truncnorm"))
+    fit = fit_map(model, data)
+    good = posterior_mod.build_proposal
+
+    def too_narrow(fit, data, kind="student_t"):
+        q = good(fit, data, kind)
+        return posterior_mod.Proposal(kind, q.mean, q.cov / 25.0)
+
+    monkeypatch.setattr(posterior_mod, "build_proposal", too_narrow)
+    plain = importance_sample(fit, data, 1000, np.random.default_rng(0), adaptations=0)
+    adapted = importance_sample(fit, data, 1000, np.random.default_rng(0))
+    monkeypatch.undo()
+    mc = run_emcee(fit, data, 2000, np.random.default_rng(1))
+    assert plain.khat > 0.7 and plain.adaptations == 0
+    assert adapted.khat <= 0.7 and adapted.adaptations >= 1
+    assert adapted.n_draws == 1000 * (adapted.adaptations + 1)
+    for j in range(model.n_params):
+        sd = np.sqrt(adapted.weights @ (adapted.theta[:, j] - adapted.mean()[j]) ** 2)
+        assert abs(adapted.mean()[j] - mc.mean()[j]) < 4 * sd * np.sqrt(1 / adapted.ess + 1 / mc.ess)
+
+
+def test_emcee_fallback_starts_from_the_importance_draws(monkeypatch):
+    z, y = simulate_scores("gamma", "truncnorm", THETA, 1000, seed=7)
+    data = prepare(z, hide_labels(y, 10, seed=8))
+    fit = fit_map(MixtureModel(get_component("gamma"), get_component("truncnorm")), data)
+    monkeypatch.setattr(posterior_mod, "KHAT_THRESHOLD", -1.0)  # every importance sample "fails"
+    seen = {}
+    real_run = posterior_mod.run_emcee
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(posterior_mod, "run_emcee", spy)
+    with pytest.warns(SamplingWarning, match="falling back to MCMC"):
+        post = sample_posterior(fit, data, n_draws=300, rng=np.random.default_rng(0))
+    assert post.method == "emcee" and seen["start_from"] is not None
+    assert post.chains.shape[1] >= 32
