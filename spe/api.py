@@ -14,6 +14,7 @@ from .fitting import FitError, candidate_pairs
 from .label_posterior import combine
 from .mixture import fit_mixture
 from .posterior import DEFAULT_PROPOSAL, PROPOSALS
+from .progress import check_show, stage_bar
 from .results import SPEResult
 from .scores import (DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities,
                      prepare)
@@ -51,7 +52,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         probabilities=None, mixture_scale="auto", coarsen=True, stacking="BB-pseudo-BMA",
         n_draws=1000, inference="auto", higher_is_positive=True, positive_label=None,
         proposal=DEFAULT_PROPOSAL, seed=None, max_groups=DEFAULT_MAX_GROUPS,
-        progress=False) -> SPEResult:
+        progress=None) -> SPEResult:
     """Fit score models to all scores and the labels, and draw the labels' posterior.
 
     Parameters
@@ -108,8 +109,9 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         Seeds every random step; the same seed gives identical results.
     max_groups : int
         Above this many distinct scores, scores are pooled into fine bins.
-    progress : bool
-        Show emcee's progress bar when MCMC runs.
+    progress : bool or None
+        A progress bar over the fitting stages, shown once a fit has run for 2 s:
+        ``None`` (default) only at a terminal, ``True`` always, ``False`` never.
     positive_label : optional
         The label value that means positive (e.g. ``"toxic"``); every other non-missing
         value is then negative.
@@ -157,6 +159,31 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     data = prepared(scales[0])
     mix_seed, platt_seed, pool_seed, label_seed, export_seed = child_seeds(seed, 5)
+    with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
+        fits, errors = _fit_score_models(
+            data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=prior,
+            coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
+            probabilities=bool(probabilities))
+        bar.set_postfix_str("pooling the score models")
+        lab = data.is_labeled
+        pooled = combine(fits, data.scores[lab], data.labels[lab], n_draws=int(n_draws),
+                         rng=np.random.default_rng(pool_seed), method=stacking)
+        bar.update()
+    return SPEResult(data, pooled, label_seed, export_seed, errors)
+
+
+def _n_stages(models, scales, families, data):
+    """Stages the progress bar counts: family pairs, refit and sampling per mixture scale,
+    one per calibration map, one for pooling."""
+    n = 1 + sum(name in models for name in ("platt", "beta"))
+    if "mixture" in models:
+        for scale in scales:
+            n += len(candidate_pairs(families, open_scale=scale == "logit")) + 2
+    return n
+
+
+def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed, *, families, prior,
+                      coarsen, n_draws, inference, proposal, probabilities):
     fits, errors = {}, {}
     if "mixture" in models:
         candidates = []
@@ -164,8 +191,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
             try:
                 candidates.append(fit_mixture(
                     data if scale == scales[0] else prepared(scale), families=families, prior=prior,
-                    coarsen=coarsen, n_draws=int(n_draws), rng=np.random.default_rng(mix_seed),
-                    inference=inference, proposal=proposal, progress=progress,
+                    coarsen=coarsen, n_draws=n_draws, rng=np.random.default_rng(mix_seed),
+                    inference=inference, proposal=proposal, bar=bar,
                 ))
             except FitError as exc:
                 errors[f"mixture ({scale})"] = str(exc)
@@ -176,9 +203,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
             raise FitError("; ".join(errors.values()))
     for name, map_seed in zip(("platt", "beta"), np.random.SeedSequence(platt_seed).spawn(2)):
         if name in models:
-            fits[name] = fit_calibration_map(name, data.scores, data.labels, probabilities=bool(probabilities),
-                                             n_draws=int(n_draws), rng=np.random.default_rng(map_seed))
-    lab = data.is_labeled
-    pooled = combine(fits, data.scores[lab], data.labels[lab], n_draws=int(n_draws),
-                     rng=np.random.default_rng(pool_seed), method=stacking)
-    return SPEResult(data, pooled, label_seed, export_seed, errors)
+            bar.set_postfix_str(f"{name} calibration map")
+            fits[name] = fit_calibration_map(name, data.scores, data.labels, probabilities=probabilities,
+                                             n_draws=n_draws, rng=np.random.default_rng(map_seed))
+            bar.update()
+    return fits, errors

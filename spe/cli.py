@@ -77,7 +77,7 @@ def _fit_result(scores, labels, args):
             scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,
             families=_families(args.families), seed=args.seed, n_draws=args.n_draws,
             higher_is_positive=not args.lower_is_positive,
-            score_range=args.score_range, progress=sys.stderr.isatty(),
+            score_range=args.score_range, progress=False if args.no_progress else None,
         )
 
 
@@ -256,6 +256,8 @@ def _add_fit_options(p):
     p.add_argument("--families", default=None,
                    help="mixture families: 'auto', 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
     p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (by default one appears at a terminal when a fit takes over 2 s)")
     p.add_argument("--n-draws", type=int, default=1000, help="posterior draws")
     p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals")
     p.add_argument("--score-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,

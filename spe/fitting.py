@@ -303,8 +303,11 @@ def candidate_pairs(families, open_scale=False) -> list[tuple[str, str]]:
     raise ValueError(f"could not interpret families={families!r}")
 
 
-def select_families(data: ScoreData, pairs, prior=None, **fit_kwargs):
-    """Fit every pair; pick the lowest BIC. Returns (best MapFit, selection table rows)."""
+def select_families(data: ScoreData, pairs, prior=None, on_pair=None, **fit_kwargs):
+    """Fit every pair; pick the lowest BIC. Returns (best MapFit, selection table rows).
+
+    ``on_pair``: called with no argument after each pair (a progress bar's ``update``).
+    """
     n = data.n_items
     rows, fits = [], []
     for neg, pos in pairs:
@@ -313,10 +316,12 @@ def select_families(data: ScoreData, pairs, prior=None, **fit_kwargs):
             fit = fit_map(model, data, **fit_kwargs)
         except FitError as exc:
             rows.append(SelectionRow(neg, pos, model.n_params, -np.inf, np.inf, str(exc)))
-            continue
-        bic = -2.0 * fit.log_likelihood + model.n_params * np.log(n)
-        rows.append(SelectionRow(neg, pos, model.n_params, fit.log_likelihood, bic))
-        fits.append((bic, fit))
+        else:
+            bic = -2.0 * fit.log_likelihood + model.n_params * np.log(n)
+            rows.append(SelectionRow(neg, pos, model.n_params, fit.log_likelihood, bic))
+            fits.append((bic, fit))
+        if on_pair is not None:
+            on_pair()
     if not fits:
         raise FitError(
             "no family pair could be fitted: " + " | ".join(f"{r.neg}/{r.pos}: {r.error}" for r in rows)

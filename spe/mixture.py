@@ -25,6 +25,17 @@ _BLOCK_ELEMENTS = 2_000_000
 SEARCH_GROUPS = 256
 
 
+class _NoBar:
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, text):
+        pass
+
+
+_NO_BAR = _NoBar()
+
+
 @dataclass
 class MixtureFit:
     """A fitted (possibly coarsened) mixture and its posterior draws."""
@@ -83,11 +94,17 @@ class MixtureFit:
 
 
 def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n_draws=1000,
-                rng, inference="auto", proposal="student_t", progress=False) -> MixtureFit:
-    """Choose families by BIC, price the misfit, and draw the (coarsened) posterior."""
+                rng, inference="auto", proposal="student_t", bar=None) -> MixtureFit:
+    """Choose families by BIC, price the misfit, and draw the (coarsened) posterior.
+
+    ``bar``: a progress bar (:func:`spe.progress.stage_bar`) advanced once per family
+    pair, once for the coarsened refit and once for sampling.
+    """
+    bar = bar if bar is not None else _NO_BAR
     pairs = candidate_pairs(families, open_scale=data.frame.transform == "logit")
     search = pooled(data, SEARCH_GROUPS)
-    best, rows = select_families(data, pairs, prior=prior, search_data=search)
+    bar.set_postfix_str("mixture: fitting family pairs")
+    best, rows = select_families(data, pairs, prior=prior, search_data=search, on_pair=bar.update)
     misfit = M.measure(lambda z: best.model.marginal_cdf(best.theta, z), data.z, data.n_total,
                        best.model.n_params)
     if coarsen and misfit.zeta < 1.0:
@@ -96,6 +113,9 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
         starts = [("plain MAP", best.u)] + [(label, u) for label, u in starting_points(coarse, search)
                                             if label.startswith(("labeled", "top-0.50"))]
         best = fit_map(coarse, data, starts=starts, search_data=search)
+    bar.update()
+    bar.set_postfix_str("mixture: sampling the posterior")
     posterior = sample_posterior(best, data, n_draws=n_draws, rng=rng, inference=inference,
-                                 proposal=proposal, progress=progress)
+                                 proposal=proposal)
+    bar.update()
     return MixtureFit(data=data, map_fit=best, selection=rows, posterior=posterior, misfit=misfit)

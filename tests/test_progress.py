@@ -1,0 +1,27 @@
+"""The progress bar of long fits."""
+
+import numpy as np
+import pytest
+
+import spe
+
+
+def test_progress_bar_names_the_stages_when_asked_and_is_silent_otherwise(monkeypatch, capsys):
+    import spe.progress
+
+    monkeypatch.setattr(spe.progress, "DELAY_SECONDS", 0.0)
+    rng = np.random.default_rng(0)
+    s = np.r_[rng.normal(0, 1, 300), rng.normal(3, 1, 100)]
+    y = np.full(s.size, np.nan)
+    y[[0, 1, 2, 300, 301, 302]] = [0, 0, 0, 1, 1, 1]
+    spe.fit(s, y, n_draws=100, seed=0, progress=True)
+    shown = capsys.readouterr().err
+    # 8 stages: 4 family pairs, refit, sampling, Platt, pooling (tqdm throttles the counts,
+    # not the stage names)
+    assert "spe.fit" in shown and "/8 [" in shown
+    assert "mixture: fitting family pairs" in shown and "pooling the score models" in shown
+    spe.fit(s, y, n_draws=100, seed=0, progress=False)
+    spe.fit(s, y, n_draws=100, seed=0)  # None: not a terminal under pytest
+    assert capsys.readouterr().err == ""
+    with pytest.raises(TypeError, match="progress must be"):
+        spe.fit(s, y, progress="yes")
