@@ -120,6 +120,10 @@ class CalibrationFit:
     def n_draws(self) -> int:
         return self.c.size
 
+    def chain_index(self) -> None:
+        """Importance draws: no chains."""
+        return None
+
     def prob_positive(self, scores, draws=None) -> np.ndarray:
         """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""
         rows = slice(None) if draws is None else draws

@@ -2,7 +2,7 @@
 
 Groups: ``posterior`` (the model's parameters), ``log_likelihood`` (log P(y_i | s_i) of
 each labeled item) and ``observed_data``; raw importance draws add their ``log_weight``
-to ``sample_stats``.
+to ``sample_stats``. MCMC draws keep one chain per emcee walker.
 """
 
 from __future__ import annotations
@@ -13,11 +13,17 @@ from .stacking import import_arviz, pointwise_log_likelihood
 
 
 def inference_data(fit, labeled_scores, labels, draw_index, log_weight=None):
-    """InferenceData of ``fit``'s draws ``draw_index`` (one chain) and its labeled items."""
-    groups = {"posterior": {k: v[draw_index][None, :] for k, v in fit.draws().items()}}
+    """InferenceData of ``fit``'s draws and its labeled items.
+
+    ``draw_index``: (draws,) indices for one chain, or (chains, draws) for several (one
+    per emcee walker, so ``az.summary`` reports R-hat and per-chain ESS).
+    """
+    index = np.asarray(draw_index)
+    index = index[None, :] if index.ndim == 1 else index
+    groups = {"posterior": {k: v[index] for k, v in fit.draws().items()}}
     if labels.size:
-        loglik = pointwise_log_likelihood(fit.prob_positive(labeled_scores)[draw_index], labels)
-        groups["log_likelihood"] = {"y": loglik[None]}
+        loglik = pointwise_log_likelihood(fit.prob_positive(labeled_scores), labels)
+        groups["log_likelihood"] = {"y": loglik[index]}
         groups["observed_data"] = {"y": labels}
     if log_weight is not None:
         groups["sample_stats"] = {"log_weight": np.asarray(log_weight)[None, :]}

@@ -2,7 +2,7 @@
 
 A score model (:mod:`spe.mixture`, :mod:`spe.calibration_maps`) is anything with ``name``,
 ``weights`` (normalised, one per draw), ``prob_positive(scores) -> (draws, n)``,
-``draws()`` and ``describe()``. Curves, metrics, thresholds, item probabilities and
+``draws()``, ``describe()`` and ``chain_index()`` (MCMC chains for export, or None). Curves, metrics, thresholds, item probabilities and
 assessment priors need nothing else.
 
 Several score models are combined into one :class:`LabelPosterior`: weights per model

@@ -59,6 +59,21 @@ class MixtureFit:
     def n_draws(self) -> int:
         return self.posterior.n_draws
 
+    def chain_index(self) -> np.ndarray | None:
+        """(walkers, steps) indices of the draws when emcee made them, else None.
+
+        emcee's retained draws are its last steps, walker by walker; only complete steps
+        are indexed, so every chain has the same length (ArviZ's R-hat needs that).
+        """
+        post = self.posterior
+        if post.method != "emcee" or post.chains is None:
+            return None
+        walkers = post.chains.shape[1]
+        steps = post.n_draws // walkers
+        if steps < 1:
+            return None
+        return np.arange(post.n_draws - steps * walkers, post.n_draws).reshape(steps, walkers).T
+
     def prob_positive(self, scores, draws=None) -> np.ndarray:
         """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``);
         scores outside the frame are clamped to it."""

@@ -219,12 +219,18 @@ class SPEResult:
 
         With several score models and ``model=None``: ``{name: InferenceData}`` for
         ``az.compare``. ``resample=False`` keeps the raw weighted draws (``log_weight``).
+        Draws made by emcee are exported as they are, one chain per walker (their weights
+        are equal, so there is nothing to resample).
         """
         if model is None and len(self.fits) > 1:
             return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
         name = model or next(iter(self.fits))
         fit = self._fit(name)
-        idx = self.resample(seed, name) if resample else np.arange(fit.n_draws)
+        chains = fit.chain_index()
+        if chains is not None:
+            idx, resample = chains, True  # equal weights: no log_weight group
+        else:
+            idx = self.resample(seed, name) if resample else np.arange(fit.n_draws)
         lab = self.data.is_labeled
         return inference_data(fit, self.data.scores[lab], self.data.labels[lab], idx,
                               None if resample else np.log(fit.weights))

@@ -99,3 +99,24 @@ def test_point_estimate_is_the_weighted_median_and_stays_with_the_majority_model
     assert Estimate.from_draws("ap", draws, heavy_minority / heavy_minority.sum(), 0.9).value == 0.1
     curve = CurveBand.from_draws(np.array([0.0, 1.0]), np.c_[draws, 1 - draws], weights, 0.9, "sample")
     np.testing.assert_allclose(curve.y, [0.9, 0.1])
+
+
+def test_emcee_draws_are_exported_one_chain_per_walker():
+    from spe.stacking import import_arviz
+
+    rng = np.random.default_rng(4)
+    s = np.r_[rng.normal(0, 1, 400), rng.normal(2.5, 1, 150)]
+    y = np.full(s.size, np.nan)
+    y[[0, 1, 2, 3, 400, 401, 402]] = [0, 0, 0, 0, 1, 1, 1]
+    r = spe.fit(s, y, model="mixture", inference="emcee", n_draws=320, seed=0,
+                families=("truncnorm", "truncnorm"))
+    idata = r.to_inference_data()
+    post = _group(idata, "posterior")
+    walkers = r.fits["mixture"].posterior.chains.shape[1]
+    assert post.sizes["chain"] == walkers and post.sizes["draw"] == 320 // walkers
+    assert _group(idata, "log_likelihood")["y"].shape == (walkers, 320 // walkers, 7)
+    # the exported chains are the fit's own draws, in the order emcee made them
+    idx = r.fits["mixture"].chain_index()
+    np.testing.assert_array_equal(post["pi"].values, r.fits["mixture"].posterior.theta[idx, 0])
+    summ = import_arviz().summary(idata, var_names=["pi"])
+    assert np.isfinite(float(summ["r_hat"].iloc[0]))
