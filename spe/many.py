@@ -31,10 +31,10 @@ from scipy import special
 
 from . import curves as C
 from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
+from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .calibration_maps import fit_calibration_map
-from .psis import psis
 from .seeds import child_generators
+from .threads import one_blas_thread
 from .scores import (MIN_DISTINCT_SCORES, ORIENTATION_PROBABILITY, PROBABILITY_EPS, as_labels, as_score_array,
                      looks_like_probabilities, reversed_probability)
 
@@ -108,9 +108,8 @@ def fit_joint_model(x, labels, names, n_draws, rng) -> JointLabelModel:
     mode, precision = _mode(x[known], labels[known], mean, sd)
     cov = np.linalg.inv(precision)
     q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
-    theta = q.sample(n_draws, rng)
-    log_w, khat = psis(_log_posterior(theta, x[known], labels[known], mean, sd) - q.logpdf(theta))
-    weights = np.exp(log_w)
+    theta, weights, khat, _ = adaptive_importance_draws(
+        lambda t: _log_posterior(t, x[known], labels[known], mean, sd), q, n_draws, rng)
     if khat > KHAT_THRESHOLD:
         warnings.warn(f"joint label model: importance weights are unreliable (Pareto k-hat = {khat:.2f})",
                       SamplingWarning, stacklevel=3)
@@ -196,6 +195,7 @@ class ManyResult:
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"
 
 
+@one_blas_thread
 def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True) -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 

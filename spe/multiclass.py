@@ -33,9 +33,9 @@ from scipy import optimize, special
 
 from . import curves as C
 from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning
-from .psis import psis
+from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .seeds import child_generators
+from .threads import one_blas_thread
 from .scores import PROBABILITY_EPS
 
 MULTICLASS_MODELS = ("temperature", "vector")
@@ -200,9 +200,8 @@ def fit_class_map(f, labels, form, n_draws, rng) -> MulticlassFit:
     low = np.linalg.eigvalsh(precision).min()
     cov = np.linalg.inv(precision) if low > 0 else np.diag(sd**2)
     q = Proposal("student_t", res.x, 0.5 * (cov + cov.T))
-    theta = q.sample(n_draws, rng)
-    log_w, khat = psis(_log_posterior_rows(theta, fk, yk, vector) - q.logpdf(theta))
-    weights = np.exp(log_w)
+    theta, weights, khat, _ = adaptive_importance_draws(
+        lambda t: _log_posterior_rows(t, fk, yk, vector), q, n_draws, rng)
     if khat > KHAT_THRESHOLD:
         warnings.warn(f"{form} scaling: importance weights are unreliable (Pareto k-hat = {khat:.2f} > "
                       f"{KHAT_THRESHOLD}); its draws are approximate", SamplingWarning, stacklevel=3)
@@ -357,6 +356,7 @@ class MulticlassResult:
         return f"<MulticlassResult {self.n_items} items, {self.n_classes} classes, {self.n_labeled} labeled>"
 
 
+@one_blas_thread
 def fit_multiclass(scores, labels=None, *, model="temperature", n_draws=1000, seed=None) -> MulticlassResult:
     """Fit a multiclass calibration posterior and draw the unknown classes.
 
