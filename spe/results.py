@@ -22,6 +22,7 @@ from .labels import draw_positive_counts
 from .result_methods import metric_method as _metric
 from .result_methods import mixture_attribute as _mixture_attribute
 from .result_methods import plot_method as _plot
+from . import suggest as S
 from .scores import ScoreData
 from .summary import Summary, summarize
 
@@ -197,6 +198,32 @@ class SPEResult:
         rates = self._rates(self.default_thresholds(), kind)
         cost = cost_fp * rates.fp + cost_fn * (rates.n_pos - rates.tp)
         return R.best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
+
+    # ---- what to label next (see spe.suggest) -----------------------------------------
+    def label_values(self, target="pr") -> np.ndarray:
+        """(N,) expected reduction of ``target``'s posterior variance from labeling each item.
+
+        ``target``: ``"pr"`` (the PR curve, summed over the recall grid), ``"ap"``,
+        ``"auroc"``, ``"max_f1"`` or ``"prevalence"``. Labeled items get 0.
+        """
+        target = S.check_target(target)
+        values = S.TARGETS[target](self._sweep_of("sample"))
+        share = S.unlabeled_share(self.positive_counts, self.data)
+        per_group = S.variance_reduction(values, self.weights, share)
+        return np.where(self.data.is_labeled, 0.0, per_group[self.data.group])
+
+    def suggest_labels(self, k=10, target="pr", seed=None) -> np.ndarray:
+        """Indices of ``k`` unlabeled items to label next, most useful first.
+
+        Useful = expected reduction of ``target``'s posterior variance
+        (:meth:`label_values`); one item per score group before any group's second.
+        Label them, then fit again. ``seed`` breaks ties among items of equal score
+        (default: the fit's seed).
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        rng = np.random.default_rng(self._export_seed if seed is None else seed)
+        return S.pick_items(self.label_values(target), self.data.group, self.data.is_labeled, int(k), rng)
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:

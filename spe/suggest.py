@@ -1,0 +1,78 @@
+"""Which items to label next: the expected reduction of a quantity's posterior variance.
+
+Labeling item i reveals y_i. Under the current posterior the quantity Q (average
+precision, the PR curve, ...) then has expected variance E[Var(Q | y_i)], and the
+expected reduction is Var(E[Q | y_i]) (law of total variance). The label draws already
+hold the joint posterior of Q and every item's label, so this is estimated from them:
+for an unlabeled item of score group g, a draw says it is positive with probability
+a_dg = (unlabeled positives of g in draw d) / (unlabeled items of g). With weights w_d
+and d_d = Q_d - E[Q],
+
+    p_g = sum_d w_d a_dg,    s_g = sum_d w_d a_dg d_d,
+    reduction_g = |s_g|^2 / (p_g (1 - p_g))
+
+(summed over the recall grid for a curve). This counts what the label teaches through the
+model parameters as well as the item's own term, because the draws carry both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import curves as C
+
+TARGETS = {
+    "pr": lambda sweep: C.sample_precision_at_recall(sweep, C.DEFAULT_RECALL_GRID),
+    "ap": C.sample_average_precision,
+    "auroc": C.sample_auroc,
+    "max_f1": C.sample_max_f1,
+    "prevalence": lambda sweep: sweep.n_pos / sweep.n_items,
+}
+
+
+def check_target(target) -> str:
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {target!r}")
+    return target
+
+
+def variance_reduction(values, weights, share_positive) -> np.ndarray:
+    """(G,) expected reduction of Var(Q) from one label in each group.
+
+    ``values``: (M,) or (M, K) draws of Q; ``weights``: (M,) normalised;
+    ``share_positive``: (M, G) probability, per draw, that an unlabeled item of the
+    group is positive. Groups where every draw agrees on the label get 0.
+    """
+    q = np.asarray(values, float).reshape(len(weights), -1)
+    dev = q - weights @ q
+    p = weights @ share_positive
+    s = share_positive.T @ (weights[:, None] * dev)
+    spread = p * (1.0 - p)
+    out = np.zeros(p.size)
+    ok = spread > 1e-12
+    out[ok] = np.sum(s[ok] ** 2, axis=1) / spread[ok]
+    return out
+
+
+def unlabeled_share(positive_counts, data) -> np.ndarray:
+    """(M, G) fraction of each group's unlabeled items that a draw makes positive."""
+    unl = data.n_unlabeled
+    return np.where(unl > 0, (positive_counts - data.n_pos) / np.maximum(unl, 1), 0.0)
+
+
+def pick_items(item_value, group, labeled, k, rng) -> np.ndarray:
+    """The k unlabeled items of highest value, one per group before any group's second."""
+    candidates = np.flatnonzero(~labeled)
+    if k > candidates.size:
+        raise ValueError(f"k = {k} but only {candidates.size} items are unlabeled")
+    order = rng.permutation(candidates)
+    g = group[order]
+    # rank of each item within its group, in the random order
+    first = np.argsort(g, kind="stable")
+    rank = np.empty(order.size, dtype=np.int64)
+    sorted_g = g[first]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_g)) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, sorted_g.size]))
+    rank[first] = np.arange(sorted_g.size) - run_start
+    chosen = np.lexsort((-item_value[order], rank))[:k]
+    return order[chosen]
