@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE))
 from real import DATA, git_commit, table, versions, write_section  # noqa: E402
 
 MARKERS = ("<!-- speed:start -->", "<!-- speed:end -->")
+README_MARKERS = ("<!-- speed-summary:start -->", "<!-- speed-summary:end -->")
 REFERENCE = "dc7825e"
 BUDGETS = (10, 20, 50)
 
@@ -200,6 +201,21 @@ def main(argv=None):
     print(text)
     if not args.quick:
         write_section(text, HERE / "RESULTS.md", MARKERS)
+        write_section(readme_block(summary, ratio, large, args.reference), ROOT / "README.md", README_MARKERS)
+
+
+def readme_block(summary, ratio, large, reference):
+    this, ref = summary
+    text = (f"Speed (`benchmarks/speed.py`, run {datetime.date.today().isoformat()}, commit {git_commit()}, "
+            f"{os.cpu_count()} cores, reference commit {reference} run side by side): `spe.fit` + PR curve at "
+            f"N = 2,000 on the real cases ({this['fits']} fits) took a median {this['median_s']:.2f} s "
+            f"(reference {ref['median_s']:.2f} s; {ratio:.1f}x faster), 90th percentile {this['p90_s']:.2f} s; "
+            f"{100 * this['share_emcee']:.0f}% of fits needed MCMC (reference {100 * ref['share_emcee']:.0f}%), "
+            f"the slowest of them {this['max_emcee_s']:.2f} s.")
+    for r in large:
+        if r["version"] == "this":
+            text += f" N = 10^6 in memory: {r['s']:.1f} s, peak RSS {r['rss_mb']:.0f} MiB."
+    return text
 
 
 if __name__ == "__main__":
