@@ -145,7 +145,9 @@ def _fit_many_table(args):
                        for r in res.metrics(args.level)],
             "prob_best_auroc": res.prob_best("AUROC"),
             "prob_beats_auroc": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)}}
-    print(f"wrote {_write_json(Path(args.out), 'models.json', data)}")
+    out = _write_json(Path(args.out), 'models.json', data)
+    save_figure(Path(args.out) / "models.png", lambda ax: res.plot_comparison(ax, level=args.level))
+    print(f"wrote {out} and {Path(args.out) / 'models.png'}")
 
 
 def _fit_multiclass_table(args):

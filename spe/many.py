@@ -191,6 +191,13 @@ class ManyResult:
             lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}{note}")
         return "\n".join(lines)
 
+    def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9):
+        """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
+        self._check_metric(metric)
+        from . import plot
+
+        return plot.plot_comparison(self, ax, metric=metric, level=C.check_level(level))
+
     def __repr__(self):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"
 

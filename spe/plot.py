@@ -8,7 +8,8 @@ Each function takes the result, an optional ``ax``, and returns the ``ax`` it dr
   naive labels-only curve (Fig. 1C, 2B);
 * :func:`plot_conditions`: probability that constraints hold vs threshold, with the
   chosen threshold (Fig. 4B);
-* :func:`plot_reliability`: fraction of positives per score bin, with posterior bands.
+* :func:`plot_reliability`: fraction of positives per score bin, with posterior bands;
+* :func:`plot_comparison`: several models' metric intervals and P(best) (:func:`spe.fit_many`).
 """
 
 from __future__ import annotations
@@ -201,4 +202,24 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("Reliability of the classifier's scores on these items")
     ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9):
+    """Several models on the same labels (:func:`spe.fit_many`): each model's ``metric``
+    (posterior median and ``level`` interval), best first, labelled with P(best).
+
+    Models excluded from the shared label model are drawn in grey.
+    """
+    ax = _axes(ax)
+    rows = many.ranking(metric, level)[::-1]  # best at the top
+    y = np.arange(len(rows))
+    for i, r in enumerate(rows):
+        e = r[metric]
+        color = "grey" if r["excluded"] else SPE_COLOR
+        ax.errorbar(e.value, i, xerr=[[e.value - e.lower], [e.upper - e.value]],
+                    fmt="o", color=color, capsize=3)
+    ax.set_yticks(y, [f"{r['model']}  (P(best) {r['P(best)']:.2f})" for r in rows])
+    ax.set_xlabel(f"{metric} on these items ({100 * level:g}% interval)")
+    ax.set_title(f"{len(rows)} models, {int(np.sum(~np.isnan(many.labels)))} labels (shared draws)")
     return ax

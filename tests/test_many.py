@@ -54,3 +54,18 @@ def test_paired_comparisons_rank_the_models_and_cover_their_auroc():
         assert row["AUROC"].lower <= truth <= row["AUROC"].upper, (row["model"], row["AUROC"], truth)
     again = spe.fit_many(models, labels, n_draws=400, seed=0)
     np.testing.assert_array_equal(again.label_draws, res.label_draws)
+
+
+def test_comparison_plot_draws_every_model_best_on_top():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(2)
+    y, models = _three_models(rng, n=400)
+    res = spe.fit_many(models, np.where(np.arange(y.size) < 30, y, np.nan), n_draws=200, seed=0)
+    ax = res.plot_comparison(metric="average precision")
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 3 and labels[-1].startswith("good") and "P(best)" in labels[-1]
+    assert "average precision" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="metric must be one of"):
+        res.plot_comparison(metric="F1")
