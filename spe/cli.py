@@ -28,7 +28,7 @@ from .multiclass import fit_multiclass
 from .datasets import load_demo
 from .io import load_scores, parse_labels, parse_scores, read_table
 from .report import save_figure, write_outputs
-from .cli_label import cmd_label
+from .cli_label import GOALS, cmd_label
 from .scores import MISSING_TOKENS
 
 
@@ -329,6 +329,10 @@ def build_parser():
     p.add_argument("--group-col", default=None, help="column with group ids (without it: equal-mass score bins)")
     p.add_argument("--bins", type=int, default=5, help="equal-mass score bins when no --group-col")
     p.add_argument("--strategy", default="ts-estimate", help="how items are chosen: ts-estimate, ts-worst, random, ...")
+    p.add_argument("--goal", default="accuracy", choices=GOALS,
+                   help="accuracy: per-group accuracy (Thompson sampling, --strategy); pr / ap: the PR curve "
+                        "or average precision of the scores (spe.fit refitted after every answer, the next item "
+                        "from suggest_labels; binary labels only)")
     p.add_argument("--max", type=int, default=None, help="stop after this many answers")
     p.add_argument("--seed", type=int, default=0, help="random seed of the item choice")
     p.set_defaults(func=cmd_label)

@@ -16,6 +16,9 @@ from .scores import MISSING_TOKENS, parse_label
 
 
 YES_NO_SHORT = {"y": "yes", "n": "no"}
+#: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
+#: or a metric of the scores (spe.fit + suggest_labels).
+GOALS = ("accuracy", "pr", "ap")
 
 
 def answer_parser(predicted):
@@ -59,6 +62,28 @@ def _existing_labels(table, args, parse):
     return out
 
 
+def _fitted(scores, answers, seed):
+    """spe.fit on the binary answers so far ("1" = positive)."""
+    import warnings
+
+    from .api import fit
+
+    labels = np.full(scores.size, np.nan)
+    for i, answer in answers.items():
+        labels[int(i)] = 1.0 if answer == "1" else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fit's notes would interrupt every prompt
+        return fit(scores, labels, seed=seed, progress=False)
+
+
+def _suggested(scores, answers, goal, seed) -> np.ndarray:
+    """The next item for ``goal`` ("pr" or "ap"): fit spe on the answers so far and ask
+    :meth:`~spe.results.SPEResult.suggest_labels` (empty when everything is labeled)."""
+    if len(answers) >= scores.size:
+        return np.empty(0, dtype=int)
+    return _fitted(scores, answers, seed).suggest_labels(1, target=goal)
+
+
 def cmd_label(args, ask=input):
     """Interactive labeling: pick the next item actively, save after every answer."""
     from .assessment import Assessor, bin_groups, encode_groups  # a StateError is a ValueError
@@ -78,6 +103,9 @@ def cmd_label(args, ask=input):
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
         names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    goal = getattr(args, "goal", "accuracy")
+    if goal != "accuracy" and not set(predicted) <= {"0", "1"}:
+        raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
     existing = _existing_labels(table, args, parse) if args.label_col else {}
     if table.blank_rows:
         print(f"spe: note: {table.blank_note()}", file=sys.stderr)
@@ -95,7 +123,7 @@ def cmd_label(args, ask=input):
         print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
     asked = 0
     while args.max is None or asked < args.max:
-        nxt = assessor.next_items(1)
+        nxt = assessor.next_items(1) if goal == "accuracy" else _suggested(scores, assessor.labels, goal, args.seed)
         if nxt.size == 0:
             print("every item is labeled")
             break
@@ -124,3 +152,6 @@ def cmd_label(args, ask=input):
     for g, name in enumerate(names):
         print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
     print(f"  overall (size-weighted): {acc['overall']:.3f}")
+    if goal != "accuracy":
+        ap = _fitted(scores, assessor.labels, args.seed).average_precision()
+        print(f"average precision of the scores (spe.fit): {ap.value:.3f} [{ap.lower:.3f}, {ap.upper:.3f}]")

@@ -5,6 +5,8 @@ import sys
 import numpy as np
 import pytest
 
+import spe
+
 from spe.cli import build_parser, main
 from spe.datasets import load_demo
 
@@ -334,3 +336,39 @@ def test_fit_with_probability_columns_is_multiclass(tmp_path, capsys):
     assert [r["class"] for r in data["per_class"]] == names and 0 < data["accuracy"]["value"] < 1
     path.write_text(path.read_text().replace(",cat\n", ",lion\n", 1))
     assert main(argv) == 2 and "'lion' is neither a class index" in capsys.readouterr().err
+
+
+def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
+    from spe.cli import cmd_label
+
+    rng = np.random.default_rng(3)
+    y = rng.random(300) < 0.3
+    s = np.where(y, rng.normal(2, 1, 300), rng.normal(0, 1, 300))
+    path = tmp_path / "items.csv"
+    path.write_text("score,truth\n" + "".join(f"{v:.5f},{int(t) if i < 8 else ''}\n"
+                                             for i, (v, t) in enumerate(zip(s, y))))
+    state = tmp_path / "s.json"
+    asked = []
+
+    def ask(prompt):
+        if len(asked) == 3:
+            return "q"
+        item = int(prompt.split()[1])
+        asked.append(item)
+        return "1" if y[item] else "0"
+
+    args = build_parser().parse_args(["label", str(path), "--state", str(state), "--score-col", "score",
+                                      "--threshold", "1.0", "--label-col", "truth", "--goal", "pr"])
+    cmd_label(args, ask=ask)
+    labels = np.where(np.arange(300) < 8, y, np.nan)
+    for item in asked:  # each question is the item spe suggests given the answers before it
+        res = spe.fit(s.round(5), labels, seed=0, progress=False)
+        assert item == res.suggest_labels(1, target="pr")[0]
+        labels[item] = y[item]
+    assert len(json.loads(state.read_text())["labels"]) == 11
+    classes = tmp_path / "cls.csv"
+    classes.write_text("score,pred\n0.1,cat\n0.9,dog\n")
+    args = build_parser().parse_args(["label", str(classes), "--state", str(tmp_path / "c.json"),
+                                      "--score-col", "score", "--pred-col", "pred", "--goal", "ap"])
+    with pytest.raises(ValueError, match="--goal ap needs binary labels"):
+        cmd_label(args, ask=lambda p: "q")
