@@ -80,7 +80,7 @@ def band(draws, weights, level):
     Pooled over score models the posterior can be bimodal, and the median then stays
     with the model holding most of the weight where the mean would sit between them.
     """
-    alpha = (1.0 - level) / 2.0
+    alpha = (1.0 - check_level(level)) / 2.0  # every interval passes here: the one level check
     lower, median, upper = weighted_quantile(draws, weights, [alpha, 0.5, 1.0 - alpha])
     return median, lower, upper
 

@@ -148,7 +148,6 @@ class ManyResult:
 
     def metrics(self, level=0.9) -> list[dict]:
         """One row per model: each metric's posterior median and interval."""
-        level = C.check_level(level)
         rows = []
         for name in self.names:
             draws = self.metric_draws(name)
@@ -196,7 +195,7 @@ class ManyResult:
         self._check_metric(metric)
         from . import plot
 
-        return plot.plot_comparison(self, ax, metric=metric, level=C.check_level(level))
+        return plot.plot_comparison(self, ax, metric=metric, level=level)
 
     def __repr__(self):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"

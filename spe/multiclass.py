@@ -258,7 +258,7 @@ class MulticlassResult:
 
     def _estimate(self, name, values, level):
         values = np.asarray(values, float)
-        return C.Estimate.from_draws(name, values, np.full(values.size, 1.0 / values.size), C.check_level(level))
+        return C.Estimate.from_draws(name, values, np.full(values.size, 1.0 / values.size), level)
 
     def accuracy(self, level=0.9) -> C.Estimate:
         """Top-1 accuracy of the classifier on these N items."""
@@ -313,7 +313,7 @@ class MulticlassResult:
             raise ValueError(f"a {k} x {k} confusion matrix per draw is too large; use per_class()")
         cells = self.class_draws.astype(np.int64) * k + self.predicted
         counts = np.stack([np.bincount(row, minlength=k * k) for row in cells]).reshape(-1, k, k)
-        level = C.check_level(level)
+        level = C.check_level(level)  # plain quantiles here, not curves.band
         lo, med, hi = np.quantile(counts, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return {"median": med, "lower": lo, "upper": hi, "level": level}
 
@@ -327,7 +327,7 @@ class MulticlassResult:
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
         draws = C.sample_precision_at_recall(self._one_vs_rest_sweep(c), grid)
         m = draws.shape[0]
-        return C.PRCurve.from_draws(grid, draws, np.full(m, 1.0 / m), C.check_level(level), "sample")
+        return C.PRCurve.from_draws(grid, draws, np.full(m, 1.0 / m), level, "sample")
 
     def average_precision(self, c, level=0.9) -> C.Estimate:
         return self._estimate(f"AP of class {c}", C.sample_average_precision(self._one_vs_rest_sweep(c)), level)

@@ -114,7 +114,6 @@ class SPEResult:
         ``"population"`` that of the score model (expected labels, no draw noise).
         """
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
-        level = C.check_level(level)
         draws = C.sample_precision_at_recall(self._sweep_of(kind), grid)
         curve = C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
         K.warn_if_collapsed(curve, int(self.data.n_unlabeled.sum()))
@@ -123,13 +122,11 @@ class SPEResult:
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> C.ROCCurve:
         """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""
         grid = C.check_grid(fpr, C.DEFAULT_FPR_GRID, "fpr")
-        level = C.check_level(level)
         draws = C.sample_tpr_at_fpr(self._sweep_of(kind), grid)
         return C.ROCCurve.from_draws(grid, draws, self.weights, level, kind)
 
     # ---- scalar metrics --------------------------------------------------------------
     def _estimate(self, name, fn, level, kind):
-        level = C.check_level(level)
         return C.Estimate.from_draws(name, fn(self._sweep_of(kind)), self.weights, level)
 
     prevalence = _metric("prevalence", lambda sw: sw.n_pos / sw.n_items,
@@ -146,7 +143,6 @@ class SPEResult:
         t = R.check_thresholds(threshold)
         if t.size != 1:
             raise ValueError("metrics_at takes a single threshold")
-        level = C.check_level(level)
         values = R.rates_at(self._sweep_of(kind), self.data.threshold, t[0])
         return {k: C.Estimate.from_draws(k, v, self.weights, level) for k, v in values.items()}
 
