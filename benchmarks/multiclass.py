@@ -12,7 +12,6 @@ error and coverage; the labeled items alone (Beta interval for accuracy) side by
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import sys
 import time
@@ -26,7 +25,7 @@ from scipy import stats  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import DATA, git_commit, table, versions, write_section  # noqa: E402
+from real import DATA, run_stamp, table, write_section  # noqa: E402
 
 from spe import fit_multiclass  # noqa: E402
 from spe.curves import labeled_sweep, sample_average_precision  # noqa: E402
@@ -120,8 +119,7 @@ def main(argv=None):
     text = "\n".join([
         "## Multiclass (`benchmarks/multiclass.py`)",
         "",
-        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}; "
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
+        run_stamp()
         + f"; {time.time() - start:.0f} s on {args.jobs} processes. Each shared multiclass file subsampled to "
         f"N = {N_SUBSAMPLE:,}; {trials} trials per budget; 500 draws. `acc_*`: top-1 accuracy (error, 90% "
         "interval coverage and width) of `fit_multiclass` and of the labeled items alone (`naive_*`, Beta "

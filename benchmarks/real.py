@@ -485,6 +485,14 @@ def versions():
     return out
 
 
+def run_stamp() -> str:
+    """"Run DATE, commit C; package versions" for the head of a RESULTS.md section."""
+    import datetime
+
+    return (f"Run {datetime.date.today().isoformat()}, commit {git_commit()}; "
+            + ", ".join(f"{k} {v}" for k, v in versions().items()))
+
+
 def git_commit():
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,

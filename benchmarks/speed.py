@@ -30,7 +30,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from real import DATA, git_commit, table, versions, write_section  # noqa: E402
+from real import DATA, git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- speed:start -->", "<!-- speed:end -->")
 README_MARKERS = ("<!-- speed-summary:start -->", "<!-- speed-summary:end -->")
@@ -170,9 +170,7 @@ def main(argv=None):
     lines = [
         "## Speed on real scores (`benchmarks/speed.py`)",
         "",
-        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}, {os.cpu_count()} cores; "
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
-        + f"; {(time.time() - start) / 60:.1f} min. " + " ".join(__doc__.split("\n\n")[2].split()),
+        run_stamp() + f"; {os.cpu_count()} cores; {(time.time() - start) / 60:.1f} min. " + " ".join(__doc__.split("\n\n")[2].split()),
         "",
         f"Fits at N = 2,000 ({len(names)} cases x budgets {', '.join(map(str, BUDGETS))} x {seeds} label draws; "
         "seconds for `spe.fit` + PR curve at default settings; `share_emcee` = share of fits whose mixture "

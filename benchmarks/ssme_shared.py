@@ -12,7 +12,6 @@ from `spe.fit_many` (all models, shared label draws), from `spe.fit` on that mod
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import sys
 import time
@@ -25,7 +24,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import DATA, FILES, exact_metrics, git_commit, table, versions, write_section  # noqa: E402
+from real import DATA, FILES, exact_metrics, run_stamp, table, write_section  # noqa: E402
 
 import spe  # noqa: E402
 
@@ -111,8 +110,7 @@ def main(argv=None):
     text = "\n".join([
         "## SSME's protocol, every model of a file on the same labels (`benchmarks/ssme_shared.py`)",
         "",
-        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}; "
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
+        run_stamp()
         + f"; {seeds} seeds, {(time.time() - start) / 60:.1f} min on {args.jobs} processes. " + " ".join(
             __doc__.split("\n\n")[1].split()) + " Targets of the honesty issue: ratios <= 0.6 (accuracy) and "
         "<= 0.5 (AUROC, AUPRC). SSME's published ratios on its own CivilComments data (7 models, other data): "

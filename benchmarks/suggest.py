@@ -27,7 +27,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import git_commit, table, versions, write_section  # noqa: E402
+from real import git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- suggest:start -->", "<!-- suggest:end -->")
 README_MARKERS = ("<!-- suggest-summary:start -->", "<!-- suggest-summary:end -->")
@@ -119,8 +119,7 @@ def main(argv=None):
     text = "\n".join([
         "## Which items to label: `suggest_labels` vs random (`benchmarks/suggest.py`)",
         "",
-        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}; "
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
+        run_stamp()
         + f"; {runs} runs per case, {(time.time() - start) / 60:.1f} min on {args.jobs} processes. "
         + " ".join(__doc__.split("\n\n")[2].split()),
         "",
