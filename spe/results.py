@@ -208,18 +208,23 @@ class SPEResult:
         per_group = S.variance_reduction(values, self.weights, share)
         return np.where(self.data.is_labeled, 0.0, per_group[self.data.group])
 
-    def suggest_labels(self, k=10, target="pr", seed=None) -> np.ndarray:
-        """Indices of ``k`` unlabeled items to label next, most useful first.
+    def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None) -> np.ndarray:
+        """Indices of ``k`` unlabeled items to label next.
 
-        Useful = expected reduction of ``target``'s posterior variance
-        (:meth:`label_values`); one item per score group before any group's second.
-        Label them, then fit again. ``seed`` breaks ties among items of equal score
-        (default: the fit's seed).
+        Most are the items whose labels are expected to shrink ``target``'s posterior
+        variance most (:meth:`label_values`; one item per score group before any group's
+        second), most useful first. A ``random_share`` of the k (rounded) are drawn
+        uniformly from the other unlabeled items: labels picked only where the model is
+        unsure teach a misspecified model nothing about the rest of the score range, and
+        its bands then narrow around the wrong curve (``benchmarks/suggest.py``). Label
+        them, then fit again. ``seed`` drives the random share and breaks ties among
+        items of equal score (default: the fit's seed).
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
-        return S.pick_items(self.label_values(target), self.data.group, self.data.is_labeled, int(k), rng)
+        return S.pick_items(self.label_values(target), self.data.group, self.data.is_labeled, int(k), rng,
+                            S.check_share(random_share))
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:

@@ -30,6 +30,16 @@ TARGETS = {
 }
 
 
+#: Share of suggested items drawn at random (see :meth:`~spe.results.SPEResult.suggest_labels`).
+RANDOM_SHARE = 0.3
+
+
+def check_share(share) -> float:
+    if isinstance(share, bool) or not isinstance(share, (int, float, np.floating)) or not 0 <= share <= 1:
+        raise ValueError(f"random_share must be a number in [0, 1], got {share!r}")
+    return float(share)
+
+
 def check_target(target) -> str:
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {target!r}")
@@ -60,11 +70,19 @@ def unlabeled_share(positive_counts, data) -> np.ndarray:
     return np.where(unl > 0, (positive_counts - data.n_pos) / np.maximum(unl, 1), 0.0)
 
 
-def pick_items(item_value, group, labeled, k, rng) -> np.ndarray:
-    """The k unlabeled items of highest value, one per group before any group's second."""
+def pick_items(item_value, group, labeled, k, rng, random_share=0.0) -> np.ndarray:
+    """k unlabeled items: round(k * random_share) uniformly at random, the rest of highest
+    value (one per group before any group's second), those first."""
     candidates = np.flatnonzero(~labeled)
     if k > candidates.size:
         raise ValueError(f"k = {k} but only {candidates.size} items are unlabeled")
+    n_random = int(round(k * random_share))
+    best = _best_items(item_value, group, candidates, k - n_random, rng)
+    rest = np.setdiff1d(candidates, best)
+    return np.r_[best, rng.choice(rest, n_random, replace=False)].astype(np.int64)
+
+
+def _best_items(item_value, group, candidates, k, rng) -> np.ndarray:
     order = rng.permutation(candidates)
     g = group[order]
     # rank of each item within its group, in the random order

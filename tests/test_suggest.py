@@ -54,10 +54,13 @@ def res():
 
 
 def test_suggest_labels_targets_the_uncertain_middle(res):
-    picked = res.suggest_labels(10)
+    picked = res.suggest_labels(10, random_share=0.0)
     assert picked.size == 10 and np.unique(picked).size == 10
     assert not res.data.is_labeled[picked].any()
-    np.testing.assert_array_equal(picked, res.suggest_labels(10))  # seeded by the fit
+    np.testing.assert_array_equal(picked, res.suggest_labels(10, random_share=0.0))  # seeded by the fit
+    mixed = res.suggest_labels(10)  # default: 3 of the 10 at random, after the 7 best
+    np.testing.assert_array_equal(mixed[:7], picked[:7])
+    assert np.unique(mixed).size == 10 and not res.data.is_labeled[mixed].any()
     p = res.prob_positive()
     assert np.median(np.abs(p[picked] - 0.5)) < np.median(np.abs(p[~res.data.is_labeled] - 0.5))
     values = res.label_values("ap")
@@ -69,6 +72,7 @@ def test_suggest_labels_targets_the_uncertain_middle(res):
     (lambda r: r.suggest_labels(2.5), "positive integer"),
     (lambda r: r.suggest_labels(3, target="f1"), "target must be one of"),
     (lambda r: r.suggest_labels(10_000), "unlabeled"),
+    (lambda r: r.suggest_labels(5, random_share=1.5), "random_share must be"),
 ])
 def test_suggest_labels_rejects_bad_arguments(res, call, match):
     with pytest.raises(ValueError, match=match):
