@@ -7,10 +7,13 @@ as one line with exit status 2.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 
+from .api import fit
+from .assessment import Assessor, bin_groups, encode_groups  # a StateError is a ValueError
 from .io import parse_scores, read_table
 from .scores import MISSING_TOKENS, parse_label
 
@@ -64,10 +67,6 @@ def _existing_labels(table, args, parse):
 
 def _fitted(scores, answers, seed):
     """spe.fit on the binary answers so far ("1" = positive)."""
-    import warnings
-
-    from .api import fit
-
     labels = np.full(scores.size, np.nan)
     for i, answer in answers.items():
         labels[int(i)] = 1.0 if answer == "1" else 0.0
@@ -86,8 +85,6 @@ def _suggested(scores, answers, goal, seed) -> np.ndarray:
 
 def cmd_label(args, ask=input):
     """Interactive labeling: pick the next item actively, save after every answer."""
-    from .assessment import Assessor, bin_groups, encode_groups  # a StateError is a ValueError
-
     table = read_table(args.data)
     scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
     ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)

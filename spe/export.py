@@ -31,3 +31,20 @@ def inference_data(fit, labeled_scores, labels, draw_index, log_weight=None):
     if int(az.__version__.split(".")[0]) >= 1:  # pragma: no cover - ArviZ 1.x only
         return az.from_dict(groups)
     return az.from_dict(**groups)
+
+
+def export_draws(fit, data, resampled=None):
+    """InferenceData of one score model of a fit on ``data`` (a :class:`~spe.scores.ScoreData`).
+
+    emcee draws keep their chains; importance draws are exported as ``resampled`` (indices
+    resampled by weight) or, when None, raw with their ``log_weight``.
+    """
+    chains = fit.chain_index()
+    if chains is not None:
+        index, log_weight = chains, None  # equal weights: nothing to resample
+    elif resampled is None:
+        index, log_weight = np.arange(fit.n_draws), np.log(fit.weights)
+    else:
+        index, log_weight = resampled, None
+    lab = data.is_labeled
+    return inference_data(fit, data.scores[lab], data.labels[lab], index, log_weight)

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from . import curves as C
+from . import plot
 from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .calibration_maps import fit_calibration_map
@@ -193,8 +194,6 @@ class ManyResult:
     def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9):
         """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
         self._check_metric(metric)
-        from . import plot
-
         return plot.plot_comparison(self, ax, metric=metric, level=level)
 
     def __repr__(self):

@@ -111,17 +111,22 @@ def _positive_definite(precision):
     return (vecs * vals) @ vecs.T
 
 
-class Proposal:
-    """A proposal density on the unconstrained space."""
+#: Proposal shapes: the Laplace and diagonal proposals are Normal, ``student_t`` heavier-tailed.
+_DENSITIES = {
+    "student_t": lambda mean, cov: stats.multivariate_t(loc=mean, shape=cov, df=STUDENT_T_DF),
+    "laplace": lambda mean, cov: stats.multivariate_normal(mean=mean, cov=cov),
+    "diagonal": lambda mean, cov: stats.multivariate_normal(mean=mean, cov=cov),
+}
 
-    def __init__(self, kind, mean, cov):
-        self.kind = kind
+
+class Proposal:
+    """A proposal density on the unconstrained space (``form``: one of :data:`PROPOSALS`)."""
+
+    def __init__(self, form, mean, cov):
+        self.form = form
         self.mean = mean
         self.cov = cov
-        if kind == "student_t":
-            self._dist = stats.multivariate_t(loc=mean, shape=cov, df=STUDENT_T_DF)
-        else:
-            self._dist = stats.multivariate_normal(mean=mean, cov=cov)
+        self._dist = _DENSITIES[form](mean, cov)
 
     def sample(self, n, rng):
         return np.atleast_2d(self._dist.rvs(size=n, random_state=rng)).reshape(n, -1)
@@ -130,23 +135,32 @@ class Proposal:
         return np.atleast_1d(self._dist.logpdf(u))
 
 
-def build_proposal(fit: MapFit, data: ScoreData, kind=DEFAULT_PROPOSAL) -> Proposal:
-    if kind not in PROPOSALS:
-        raise ValueError(f"proposal must be one of {PROPOSALS}, got {kind!r}")
+def build_proposal(fit: MapFit, data: ScoreData, form=DEFAULT_PROPOSAL) -> Proposal:
+    """The proposal ``form`` centred at the MAP, scaled by the curvature there."""
+    if form not in PROPOSALS:
+        raise ValueError(f"proposal must be one of {PROPOSALS}, got {form!r}")
     model = fit.model
 
     def logp(u):
         return model.log_density_unconstrained(u, data, oriented=False)
 
     hess = _fd_hessian(logp, fit.u)
-    if kind == "diagonal":
-        curv = -np.diag(hess)
-        var = np.where(np.isfinite(curv) & (curv > 0), 1.0 / np.where(curv > 0, curv, 1.0), 1.0)
-        cov = np.diag(var)
-    else:
-        cov = np.linalg.inv(_positive_definite(-hess))
-        cov = 0.5 * (cov + cov.T)
-    return Proposal(kind, fit.u.copy(), cov)
+    return Proposal(form, fit.u.copy(), _COVARIANCES[form](hess))
+
+
+def _diagonal_covariance(hess):
+    """Per-dimension widths from the curvature along each axis (others at the MAP)."""
+    curv = -np.diag(hess)
+    return np.diag(np.where(np.isfinite(curv) & (curv > 0), 1.0 / np.where(curv > 0, curv, 1.0), 1.0))
+
+
+def _laplace_covariance(hess):
+    cov = np.linalg.inv(_positive_definite(-hess))
+    return 0.5 * (cov + cov.T)
+
+
+_COVARIANCES = {"diagonal": _diagonal_covariance, "laplace": _laplace_covariance,
+                "student_t": _laplace_covariance}
 
 
 def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptations=MAX_ADAPTATIONS):

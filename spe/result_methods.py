@@ -6,6 +6,8 @@ mixture's attributes, the scalar metrics, the plots. Each family is built here o
 
 from __future__ import annotations
 
+from . import plot
+
 
 def mixture_attribute(path, doc):
     """A read-only attribute of the fitted mixture (AttributeError when none was fitted)."""
@@ -22,11 +24,13 @@ def mixture_attribute(path, doc):
 
 
 def plot_method(name, doc):
-    """A plotting method that hands the result to :mod:`spe.plot` (imported when used)."""
+    """A plotting method that hands the result to :mod:`spe.plot`.
+
+    :mod:`spe.plot` never imports the results module (it reads a result through its public
+    accessors, and imports matplotlib only when it draws), so this is no cycle.
+    """
 
     def method(self, ax=None, **kwargs):
-        from . import plot
-
         return getattr(plot, name)(self, ax, **kwargs)
 
     method.__name__ = name

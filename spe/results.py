@@ -13,16 +13,16 @@ import numpy as np
 
 from . import curves as C
 from . import kinds as K
+from . import suggest as S
 from . import thresholds as R
 from .calibration import calibrate, item_probabilities
-from .export import inference_data
+from .export import export_draws
 from .kinds import check_kind
 from .label_posterior import LabelPosterior, systematic_resample
 from .labels import draw_positive_counts
 from .result_methods import metric_method as _metric
 from .result_methods import mixture_attribute as _mixture_attribute
 from .result_methods import plot_method as _plot
-from . import suggest as S
 from .scores import ScoreData
 from .summary import Summary, summarize
 
@@ -49,6 +49,7 @@ class SPEResult:
         self.label_posterior = label_posterior
         self._label_seed = label_seed
         self._export_seed = export_seed
+        self._sweeps = {}  # kind -> Sweep, built once
         #: score models that could not be fitted, with the reason (excluded from the pool)
         self.errors = dict(errors or {})
 
@@ -95,10 +96,6 @@ class SPEResult:
         """(draws, groups) number of positives per score group under each draw."""
         return draw_positive_counts(self.group_prob, self.data, np.random.default_rng(self._label_seed))
 
-    @cached_property
-    def _sweeps(self) -> dict:
-        return {}
-
     def _sweep_of(self, kind) -> C.Sweep:
         """The sweep of ``kind`` (:mod:`spe.kinds`), built once."""
         if check_kind(kind) not in self._sweeps:
@@ -136,7 +133,9 @@ class SPEResult:
     max_f1 = _metric("max F1", C.sample_max_f1, "The best F1 over thresholds.")
 
     def _rates(self, thresholds, kind) -> R.Rates:
-        return R.sample_rates(self._sweep_of(kind), self.data.threshold, thresholds)
+        """Rates at ``thresholds`` (default: every distinct score, thinned)."""
+        t = self.default_thresholds() if thresholds is None else thresholds
+        return R.sample_rates(self._sweep_of(kind), self.data.threshold, t)
 
     def metrics_at(self, threshold, level=0.9, kind="sample") -> dict:
         """Precision, recall, FPR, F1 and accuracy when predicting positive at score >= threshold."""
@@ -167,8 +166,7 @@ class SPEResult:
         """
         constraints = R.check_constraints(min_precision, min_recall, max_fpr)
         t = self.default_thresholds() if thresholds is None else R.check_thresholds(thresholds)
-        rates = self._rates(t, kind)
-        return t, self.weights @ R.holds(rates, constraints)
+        return t, self.weights @ R.holds(self._rates(t, kind), constraints)
 
     def choose_threshold(self, *, min_precision=None, min_recall=None, max_fpr=None,
                          confidence=0.9, kind="sample") -> R.ThresholdDecision:
@@ -179,60 +177,38 @@ class SPEResult:
         """
         constraints = R.check_constraints(min_precision, min_recall, max_fpr)
         confidence = C.check_level(confidence)
-        rates = self._rates(self.default_thresholds(), kind)
+        rates = self._rates(None, kind)
         return R.choose(rates, self.weights, constraints, confidence, kind)
 
     def best_fbeta_threshold(self, beta=1.0, kind="sample") -> R.ThresholdDecision:
         """The threshold maximising the posterior expected F-beta."""
         R.check_beta(beta)
-        rates = self._rates(self.default_thresholds(), kind)
+        rates = self._rates(None, kind)
         return R.best_by_score(rates, self.weights, R.fbeta(rates, beta), f"max expected F{beta:g}", kind)
 
     def min_cost_threshold(self, cost_fp=1.0, cost_fn=1.0, kind="sample") -> R.ThresholdDecision:
         """The threshold minimising expected cost_fp * FP + cost_fn * FN on these items."""
         R.check_costs(cost_fp, cost_fn)
-        rates = self._rates(self.default_thresholds(), kind)
+        rates = self._rates(None, kind)
         cost = cost_fp * rates.fp + cost_fn * (rates.n_pos - rates.tp)
         return R.best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
 
     # ---- what to label next (see spe.suggest) -----------------------------------------
     def label_values(self, target="pr") -> np.ndarray:
-        """(N,) expected reduction of ``target``'s posterior variance from labeling each item.
-
-        ``target``: ``"pr"`` (the PR curve, summed over the recall grid), ``"ap"``,
-        ``"auroc"``, ``"max_f1"`` or ``"prevalence"``. Labeled items get 0.
-        """
-        target = S.check_target(target)
-        values = S.TARGETS[target](self._sweep_of("sample"))
-        share = S.unlabeled_share(self.positive_counts, self.data)
-        per_group = S.variance_reduction(values, self.weights, share)
-        return np.where(self.data.is_labeled, 0.0, per_group[self.data.group])
+        """(N,) expected reduction of ``target``'s posterior variance from labeling each item
+        (``"pr"``, ``"ap"``, ``"auroc"``, ``"max_f1"``, ``"prevalence"``; 0 if labeled)."""
+        return S.label_values(self._sweep_of("sample"), self.weights, self.positive_counts, self.data, target)
 
     def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None) -> np.ndarray:
-        """Indices of ``k`` unlabeled items to label next.
-
-        Most are the items whose labels are expected to shrink ``target``'s posterior
-        variance most (:meth:`label_values`; one item per score group before any group's
-        second), most useful first. A ``random_share`` of the k (rounded) are drawn
-        uniformly from the other unlabeled items: labels picked only where the model is
-        unsure teach a misspecified model nothing about the rest of the score range, and
-        its bands then narrow around the wrong curve (``benchmarks/suggest.py``). Label
-        them, then fit again. ``seed`` drives the random share and breaks ties among
-        items of equal score (default: the fit's seed).
-        """
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+        """Indices of ``k`` unlabeled items to label next (see :func:`spe.suggest.suggest`);
+        ``seed=None`` uses the fit's seed."""
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
-        return S.pick_items(self.label_values(target), self.data.group, self.data.is_labeled, int(k), rng,
-                            S.check_share(random_share))
+        return S.suggest(self.label_values(target), self.data, k, random_share, rng)
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:
-        """Indices of draws resampled in proportion to their weights (systematic).
-
-        ``model`` names a score model to resample its own draws; the default resamples
-        the pooled draws. ``seed=None`` uses the fit's seed, so repeated calls agree.
-        """
+        """Indices of the pooled draws (or ``model``'s own) resampled by weight (systematic);
+        ``seed=None`` uses the fit's seed, so repeated calls agree."""
         weights = self.weights if model is None else self._fit(model).weights
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
         return systematic_resample(weights, weights.size, rng)
@@ -243,25 +219,16 @@ class SPEResult:
         return self.fits[model]
 
     def to_inference_data(self, model=None, resample=True, seed=None):
-        """A score model's draws as ArviZ ``InferenceData`` (see :mod:`spe.export`).
+        """A score model's draws as ArviZ ``InferenceData`` (:func:`spe.export.export_draws`).
 
         With several score models and ``model=None``: ``{name: InferenceData}`` for
-        ``az.compare``. ``resample=False`` keeps the raw weighted draws (``log_weight``).
-        Draws made by emcee are exported as they are, one chain per walker (their weights
-        are equal, so there is nothing to resample).
+        ``az.compare``. ``resample=False`` keeps raw weighted draws (``log_weight``); emcee
+        draws keep one chain per walker.
         """
         if model is None and len(self.fits) > 1:
             return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
         name = model or next(iter(self.fits))
-        fit = self._fit(name)
-        chains = fit.chain_index()
-        if chains is not None:
-            idx, resample = chains, True  # equal weights: no log_weight group
-        else:
-            idx = self.resample(seed, name) if resample else np.arange(fit.n_draws)
-        lab = self.data.is_labeled
-        return inference_data(fit, self.data.scores[lab], self.data.labels[lab], idx,
-                              None if resample else np.log(fit.weights))
+        return export_draws(self._fit(name), self.data, self.resample(seed, name) if resample else None)
 
     # ---- plots (see spe.plot) ---------------------------------------------------------
     plot_fit = _plot("plot_fit", "Score histogram with fitted densities and bands.")

@@ -94,3 +94,27 @@ def _best_items(item_value, group, candidates, k, rng) -> np.ndarray:
     rank[first] = np.arange(sorted_g.size) - run_start
     chosen = np.lexsort((-item_value[order], rank))[:k]
     return order[chosen]
+
+
+def label_values(sweep, weights, positive_counts, data, target) -> np.ndarray:
+    """(N,) expected variance reduction of ``target`` per item, from one set of label draws
+    (``sweep`` of ``positive_counts``); labeled items get 0."""
+    values = TARGETS[check_target(target)](sweep)
+    per_group = variance_reduction(values, weights, unlabeled_share(positive_counts, data))
+    return np.where(data.is_labeled, 0.0, per_group[data.group])
+
+
+def suggest(item_value, data, k, random_share, rng) -> np.ndarray:
+    """Indices of ``k`` unlabeled items to label next.
+
+    Most are the items whose labels are expected to shrink the target's posterior variance
+    most (``item_value``; one item per score group before any group's second), most
+    useful first. A ``random_share`` of the k (rounded) are drawn uniformly from the other
+    unlabeled items: labels picked only where the model is unsure teach a misspecified
+    model nothing about the rest of the score range, and its bands then narrow around the
+    wrong curve (``benchmarks/suggest.py``). Label them, then fit again. ``rng`` drives the
+    random share and breaks ties among items of equal score.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    return pick_items(item_value, data.group, data.is_labeled, int(k), rng, check_share(random_share))

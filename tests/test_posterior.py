@@ -84,9 +84,9 @@ def test_auto_falls_back_to_emcee_when_weights_degenerate(monkeypatch):
     fit = fit_map(MixtureModel(get_component("gamma"), get_component("truncnorm")), data)
     real_build = posterior_mod.build_proposal
 
-    def far_too_narrow(fit, data, kind):
-        q = real_build(fit, data, kind)
-        return posterior_mod.Proposal(kind, q.mean, q.cov * 1e-3)
+    def far_too_narrow(fit, data, form):
+        q = real_build(fit, data, form)
+        return posterior_mod.Proposal(form, q.mean, q.cov * 1e-3)
 
     monkeypatch.setattr(posterior_mod, "build_proposal", far_too_narrow)
     with pytest.warns(SamplingWarning, match="falling back to MCMC"):
@@ -115,9 +115,9 @@ def test_adaptive_importance_sampling_recovers_from_a_poor_proposal(monkeypatch)
     fit = fit_map(model, data)
     good = posterior_mod.build_proposal
 
-    def too_narrow(fit, data, kind="student_t"):
-        q = good(fit, data, kind)
-        return posterior_mod.Proposal(kind, q.mean, q.cov / 25.0)
+    def too_narrow(fit, data, form="student_t"):
+        q = good(fit, data, form)
+        return posterior_mod.Proposal(form, q.mean, q.cov / 25.0)
 
     monkeypatch.setattr(posterior_mod, "build_proposal", too_narrow)
     plain = importance_sample(fit, data, 1000, np.random.default_rng(0), adaptations=0)

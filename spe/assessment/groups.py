@@ -19,6 +19,13 @@ def class_groups(predicted) -> tuple[np.ndarray, list]:
     return encode_groups(predicted)
 
 
+#: Bin edges by rule: equal width, or equal mass (ties can merge quantiles).
+BIN_EDGES = {
+    "width": lambda s, n: np.linspace(s.min(), s.max(), n + 1),
+    "mass": lambda s, n: np.unique(np.quantile(s, np.linspace(0, 1, n + 1))),
+}
+
+
 def bin_groups(scores, n_bins=10, kind="mass") -> tuple[np.ndarray, np.ndarray]:
     """Score bins: ``kind="width"`` (equal width) or ``"mass"`` (equal counts).
 
@@ -29,12 +36,9 @@ def bin_groups(scores, n_bins=10, kind="mass") -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("scores for binning must be a non-empty 1-D array of finite numbers")
     if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    if kind == "width":
-        edges = np.linspace(s.min(), s.max(), n_bins + 1)
-    elif kind == "mass":
-        edges = np.unique(np.quantile(s, np.linspace(0, 1, n_bins + 1)))
-    else:
+    if kind not in BIN_EDGES:
         raise ValueError(f"kind must be 'width' or 'mass', got {kind!r}")
+    edges = BIN_EDGES[kind](s, n_bins)
     raw = np.clip(np.searchsorted(edges, s, side="right") - 1, 0, len(edges) - 2)
     used, codes = np.unique(raw, return_inverse=True)
     return codes.astype(np.int64), edges[np.r_[used, used[-1] + 1]]
