@@ -16,8 +16,8 @@ from .mixture import fit_mixture
 from .posterior import DEFAULT_PROPOSAL, PROPOSALS
 from .progress import check_show, stage_bar
 from .results import SPEResult
-from .scores import (DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, looks_like_probabilities,
-                     prepare)
+from .frame import looks_like_probabilities
+from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, prepare
 from .seeds import child_seeds
 from .threads import one_blas_thread
 

@@ -37,7 +37,7 @@ import numpy as np
 from scipy import special
 
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
-from .scores import PROBABILITY_EPS
+from .frame import PROBABILITY_EPS
 
 MAPS = ("platt", "beta")
 _MAX_NEWTON = 100

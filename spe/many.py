@@ -36,8 +36,8 @@ from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_impor
 from .calibration_maps import fit_calibration_map
 from .seeds import child_generators
 from .threads import one_blas_thread
-from .scores import (MIN_DISTINCT_SCORES, ORIENTATION_PROBABILITY, PROBABILITY_EPS, as_labels, as_score_array,
-                     looks_like_probabilities, reversed_probability)
+from .frame import PROBABILITY_EPS, looks_like_probabilities
+from .scores import MIN_DISTINCT_SCORES, ORIENTATION_PROBABILITY, as_labels, as_score_array, reversed_probability
 
 INTERCEPT_SD = 1.5
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")

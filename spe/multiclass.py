@@ -36,7 +36,7 @@ from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .seeds import child_generators
 from .threads import one_blas_thread
-from .scores import PROBABILITY_EPS
+from .frame import PROBABILITY_EPS
 
 MULTICLASS_MODELS = ("temperature", "vector")
 #: Vector scaling has K + 1 parameters; importance sampling in more dimensions than this

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import curves as C
-from .scores import looks_like_probabilities
+from .frame import looks_like_probabilities
 
 NEG_COLOR = "tab:red"
 POS_COLOR = "tab:green"

@@ -4,12 +4,11 @@ import numpy as np
 import pytest
 
 import spe
+from spe import progress
 
 
 def test_progress_bar_names_the_stages_when_asked_and_is_silent_otherwise(monkeypatch, capsys):
-    import spe.progress
-
-    monkeypatch.setattr(spe.progress, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "DELAY_SECONDS", 0.0)
     rng = np.random.default_rng(0)
     s = np.r_[rng.normal(0, 1, 300), rng.normal(3, 1, 100)]
     y = np.full(s.size, np.nan)

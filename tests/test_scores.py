@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from spe.scores import ScoreFrame, as_labels, as_scores, prepare
+from spe.frame import ScoreFrame
+from spe.scores import as_labels, as_scores, prepare
 
 
 def test_exact_compression_keeps_every_count():
