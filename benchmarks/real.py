@@ -50,8 +50,8 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import spe  # noqa: E402
-from spe.curves import DEFAULT_RECALL_GRID, exact_precision_at_recall, labeled_sweep, sample_auroc  # noqa: E402
-from spe.curves import sample_average_precision  # noqa: E402
+from spe.curves import DEFAULT_RECALL_GRID  # noqa: E402
+from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_auroc, sample_average_precision  # noqa: E402
 from spe.frame import looks_like_probabilities  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 import spe
-from spe.curves import DEFAULT_RECALL_GRID, exact_precision_at_recall, sample_average_precision, labeled_sweep
+from spe.curves import DEFAULT_RECALL_GRID
+from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_average_precision
 from spe.families import get_component
 from spe.fitting import fit_map
 from spe.model import MixtureModel

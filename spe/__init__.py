@@ -20,7 +20,7 @@ from . import datasets, priors
 from .api import fit
 from .calibration_maps import CalibrationFit
 from .curves import DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, ROCCurve
-from .curves import exact_precision_at_recall, exact_tpr_at_fpr
+from .sweeps import exact_precision_at_recall, exact_tpr_at_fpr
 from .families import FAMILIES, Family, register_family
 from .fitting import FitError
 from .label_posterior import LabelPosterior

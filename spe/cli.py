@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from . import curves as C
+from . import sweeps as SW
 from . import thresholds as R
 from .api import fit
 from .many import fit_many
@@ -229,14 +230,14 @@ def cmd_demo(args):
     summ = res.summary(args.level)
     print(summ, flush=True)
     summary = write_outputs(res, summ, out, args.level, true_labels=truth)
-    naive = C.exact_precision_at_recall(scores[idx], truth[idx])
+    naive = SW.exact_precision_at_recall(scores[idx], truth[idx])
     true_pr = np.array(summary["demo_truth"]["true_precision"])
     grid = C.DEFAULT_RECALL_GRID
     print(
         f"  area between estimated and true PR curve: SPE {summary['demo_truth']['pr_area_error_spe']:.3f}, "
         f"labeled items only {np.trapezoid(np.abs(naive - true_pr), grid):.3f}"
     )
-    true_ap = float(C.sample_average_precision(C.labeled_sweep(scores, truth))[0])
+    true_ap = float(SW.sample_average_precision(SW.labeled_sweep(scores, truth))[0])
     print(f"  truth (all {scores.size} labels): prevalence {truth.mean():.3f}, average precision {true_ap:.3f}")
     decision = res.choose_threshold(min_precision=0.9, min_recall=0.8, confidence=0.9)
     print("  threshold for precision >= 0.9 and recall >= 0.8 with probability >= 0.9:")

@@ -1,4 +1,4 @@
-"""The two kinds of performance, behind one interface: a :class:`~spe.curves.Sweep`.
+"""The two kinds of performance, behind one interface: a :class:`~spe.sweeps.Sweep`.
 
 * ``"sample"``: performance on *these* items: each posterior draw of P(y = 1 | score)
   draws the unknown labels, and the sweep counts the drawn positives per score group.
@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .curves import Sweep
+from .sweeps import Sweep
 from .posterior import SamplingWarning
 
 KINDS = ("sample", "population")

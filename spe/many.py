@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from . import curves as C
+from . import sweeps as SW
 from . import plot
 from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
@@ -139,12 +140,12 @@ class ManyResult:
         if name not in self.scores:
             raise ValueError(f"no model {name!r}; models: {', '.join(self.scores)}")
         if name not in self._metric_draws:
-            sweep = C.draws_sweep(self.scores[name], self.label_draws)
+            sweep = SW.draws_sweep(self.scores[name], self.label_draws)
             predicted = self.scores[name] >= self.thresholds[name]
             correct = (self.label_draws == predicted).mean(axis=1)
-            self._metric_draws[name] = {"AUROC": C.sample_auroc(sweep),
-                                        "average precision": C.sample_average_precision(sweep),
-                                        "accuracy": correct, "max F1": C.sample_max_f1(sweep)}
+            self._metric_draws[name] = {"AUROC": SW.sample_auroc(sweep),
+                                        "average precision": SW.sample_average_precision(sweep),
+                                        "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
         return self._metric_draws[name]
 
     def metrics(self, level=0.9) -> list[dict]:

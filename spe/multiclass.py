@@ -32,6 +32,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import curves as C
+from . import sweeps as SW
 from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .seeds import child_generators
@@ -317,23 +318,23 @@ class MulticlassResult:
         lo, med, hi = np.quantile(counts, [(1 - level) / 2, 0.5, (1 + level) / 2], axis=0)
         return {"median": med, "lower": lo, "upper": hi, "level": level}
 
-    def _one_vs_rest_sweep(self, c) -> C.Sweep:
+    def _one_vs_rest_sweep(self, c) -> SW.Sweep:
         if not isinstance(c, numbers.Integral) or not 0 <= c < self.n_classes:
             raise ValueError(f"class must be an integer in 0..{self.n_classes - 1}, got {c!r}")
-        return C.draws_sweep(self.log_probs[:, c], self.class_draws == c)
+        return SW.draws_sweep(self.log_probs[:, c], self.class_draws == c)
 
     def pr_curve(self, c, recall=None, level=0.9) -> C.PRCurve:
         """One-vs-rest PR curve of class ``c`` (score = its probability) with a band."""
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
-        draws = C.sample_precision_at_recall(self._one_vs_rest_sweep(c), grid)
+        draws = SW.sample_precision_at_recall(self._one_vs_rest_sweep(c), grid)
         m = draws.shape[0]
         return C.PRCurve.from_draws(grid, draws, np.full(m, 1.0 / m), level, "sample")
 
     def average_precision(self, c, level=0.9) -> C.Estimate:
-        return self._estimate(f"AP of class {c}", C.sample_average_precision(self._one_vs_rest_sweep(c)), level)
+        return self._estimate(f"AP of class {c}", SW.sample_average_precision(self._one_vs_rest_sweep(c)), level)
 
     def macro_average_precision(self, level=0.9) -> C.Estimate:
-        aps = np.mean([C.sample_average_precision(self._one_vs_rest_sweep(c)) for c in range(self.n_classes)],
+        aps = np.mean([SW.sample_average_precision(self._one_vs_rest_sweep(c)) for c in range(self.n_classes)],
                       axis=0)
         return self._estimate("macro AP", aps, level)
 

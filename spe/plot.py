@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import curves as C
+from . import sweeps as SW
 from .frame import looks_like_probabilities
 
 NEG_COLOR = "tab:red"
@@ -99,7 +100,7 @@ def plot_pr(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=T
     """PR curve with credible band; optional true curve and naive labels-only curve."""
     ax = _axes(ax)
     curve = res.pr_curve(recall=recall, level=level, kind=kind)
-    _draw_curve(ax, res, curve, exact_fn=C.exact_precision_at_recall, true_labels=true_labels,
+    _draw_curve(ax, res, curve, exact_fn=SW.exact_precision_at_recall, true_labels=true_labels,
                 naive=naive, level=level)
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
@@ -119,7 +120,7 @@ def plot_roc(res, ax=None, *, level=0.9, kind="sample", true_labels=None, naive=
     if fpr is None:
         fpr = np.unique(np.r_[0.0, np.geomspace(low, 1.0, 80), np.linspace(0.0, 1.0, 41)])
     curve = res.roc_curve(fpr=fpr, level=level, kind=kind)
-    _draw_curve(ax, res, curve, exact_fn=C.exact_tpr_at_fpr, true_labels=true_labels, naive=naive,
+    _draw_curve(ax, res, curve, exact_fn=SW.exact_tpr_at_fpr, true_labels=true_labels, naive=naive,
                 level=level)
     diag = np.geomspace(low, 1.0, 50)
     ax.plot(diag, diag, color="0.7", lw=0.8, ls=":")

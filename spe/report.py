@@ -13,7 +13,7 @@ import html
 import json
 from pathlib import Path
 
-from . import curves as C
+from . import sweeps as SW
 
 
 def save_figure(path: Path, draw):
@@ -45,7 +45,7 @@ def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
         "lower": roc.lower.tolist(), "upper": roc.upper.tolist(), "level": level,
     }
     if true_labels is not None:
-        truth = C.exact_precision_at_recall(res.data.scores, true_labels, pr.recall)
+        truth = SW.exact_precision_at_recall(res.data.scores, true_labels, pr.recall)
         summary["demo_truth"] = {
             "pr_area_error_spe": pr.area_between(truth),
             "true_precision": truth.tolist(),

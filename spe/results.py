@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from . import curves as C
+from . import sweeps as SW
 from . import kinds as K
 from . import suggest as S
 from . import thresholds as R
@@ -96,7 +97,7 @@ class SPEResult:
         """(draws, groups) number of positives per score group under each draw."""
         return draw_positive_counts(self.group_prob, self.data, np.random.default_rng(self._label_seed))
 
-    def _sweep_of(self, kind) -> C.Sweep:
+    def _sweep_of(self, kind) -> SW.Sweep:
         """The sweep of ``kind`` (:mod:`spe.kinds`), built once."""
         if check_kind(kind) not in self._sweeps:
             self._sweeps[kind] = K.build_sweep(kind, self.data, self.group_prob, lambda: self.positive_counts)
@@ -111,7 +112,7 @@ class SPEResult:
         ``"population"`` that of the score model (expected labels, no draw noise).
         """
         grid = C.check_grid(recall, C.DEFAULT_RECALL_GRID, "recall")
-        draws = C.sample_precision_at_recall(self._sweep_of(kind), grid)
+        draws = SW.sample_precision_at_recall(self._sweep_of(kind), grid)
         curve = C.PRCurve.from_draws(grid, draws, self.weights, level, kind)
         K.warn_if_collapsed(curve, int(self.data.n_unlabeled.sum()))
         return curve
@@ -119,7 +120,7 @@ class SPEResult:
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> C.ROCCurve:
         """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""
         grid = C.check_grid(fpr, C.DEFAULT_FPR_GRID, "fpr")
-        draws = C.sample_tpr_at_fpr(self._sweep_of(kind), grid)
+        draws = SW.sample_tpr_at_fpr(self._sweep_of(kind), grid)
         return C.ROCCurve.from_draws(grid, draws, self.weights, level, kind)
 
     # ---- scalar metrics --------------------------------------------------------------
@@ -128,9 +129,9 @@ class SPEResult:
 
     prevalence = _metric("prevalence", lambda sw: sw.n_pos / sw.n_items,
                          "Fraction of positives among these items (population: expected fraction).")
-    average_precision = _metric("average precision", C.sample_average_precision, "Average precision.")
-    auroc = _metric("AUROC", C.sample_auroc, "Area under the ROC curve.")
-    max_f1 = _metric("max F1", C.sample_max_f1, "The best F1 over thresholds.")
+    average_precision = _metric("average precision", SW.sample_average_precision, "Average precision.")
+    auroc = _metric("AUROC", SW.sample_auroc, "Area under the ROC curve.")
+    max_f1 = _metric("max F1", SW.sample_max_f1, "The best F1 over thresholds.")
 
     def _rates(self, thresholds, kind) -> R.Rates:
         """Rates at ``thresholds`` (default: every distinct score, thinned)."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import curves as C
+from . import sweeps as SW
 
 TARGETS = {
-    "pr": lambda sweep: C.sample_precision_at_recall(sweep, C.DEFAULT_RECALL_GRID),
-    "ap": C.sample_average_precision,
-    "auroc": C.sample_auroc,
-    "max_f1": C.sample_max_f1,
+    "pr": lambda sweep: SW.sample_precision_at_recall(sweep, C.DEFAULT_RECALL_GRID),
+    "ap": SW.sample_average_precision,
+    "auroc": SW.sample_auroc,
+    "max_f1": SW.sample_max_f1,
     "prevalence": lambda sweep: sweep.n_pos / sweep.n_items,
 }
 

@@ -5,7 +5,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.curves import labeled_sweep, sample_auroc
+from spe.sweeps import labeled_sweep, sample_auroc
 
 
 def _three_models(rng, n=800):

@@ -5,7 +5,7 @@ import pytest
 
 import spe
 import spe.posterior as posterior_mod
-from spe.curves import Sweep, sample_precision_at_recall
+from spe.sweeps import Sweep, sample_precision_at_recall
 from spe.families import get_component
 from spe.fitting import fit_map
 from spe.model import MixtureModel
