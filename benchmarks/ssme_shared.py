@@ -50,7 +50,7 @@ def one_seed(job):
         return short, seed, None
     labels = np.full(chosen.size, np.nan)
     labels[:20] = y[chosen[:20]]
-    out = {}
+    out, auc_est, auc_true = {}, {}, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
@@ -70,7 +70,26 @@ def one_seed(job):
                 except Exception:  # e.g. a 2-valued decision tree: counted as missing, not hidden
                     pass
             out[name] = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} for m, e in est.items()}
-    return short, seed, {"models": out, "s": many_s}
+            auc_true[name] = truth["auc"]
+            for m, e in est.items():
+                auc_est.setdefault(m, {})[name] = e["auc"]
+    return short, seed, {"models": out, "s": many_s, "pick": best_model_picks(auc_est, auc_true)}
+
+
+def best_model_picks(auc_est, auc_true):
+    """Per method: is the model it ranks first by AUROC the truly best (held-out half), and
+    how many AUROC points the pick gives up (regret). Ties in the ranking count as a miss
+    unless every tied model is truly best."""
+    best = max(auc_true.values())
+    out = {}
+    for method, est in auc_est.items():
+        if len(est) < len(auc_true):
+            continue  # a model this method could not fit: no comparable ranking
+        top = max(est.values())
+        picked = [n for n, v in est.items() if v == top]
+        out[method] = {"hit": all(auc_true[n] == best for n in picked),
+                       "regret": 100 * (best - np.mean([auc_true[n] for n in picked]))}
+    return out
 
 
 def main(argv=None):
@@ -107,6 +126,14 @@ def main(argv=None):
             if m == "fit_many":
                 row["s"] = float(np.median([r["s"] for r in done]))
             rows.append(row)
+    picks = []
+    for f in files:
+        done = [r for short, _, r in results if short == f and r is not None]
+        for m in dict.fromkeys(m for r in done for m in r["pick"]):
+            got = [r["pick"][m] for r in done if m in r["pick"]]
+            picks.append({"file": f, "method": m, "seeds": len(got),
+                          "p_best_first": float(np.mean([g["hit"] for g in got])),
+                          "regret_auc": float(np.mean([g["regret"] for g in got]))})
     text = "\n".join([
         "## SSME's protocol, every model of a file on the same labels (`benchmarks/ssme_shared.py`)",
         "",
@@ -118,6 +145,12 @@ def main(argv=None):
         "",
         table(rows, ["file", "method", "seeds", "accuracy", "auc", "auprc", "accuracy_ratio", "auc_ratio",
                      "auprc_ratio", "s"]),
+        "",
+        "Which model is best? Share of seeds where the model a method ranks first by AUROC is the truly "
+        "best on the held-out half (`p_best_first`; tied firsts count only if all are truly best), and the "
+        "mean AUROC points the pick gives up against the truly best (`regret_auc`):",
+        "",
+        table(picks, ["file", "method", "seeds", "p_best_first", "regret_auc"]),
         "",
     ])
     print(text)
