@@ -16,6 +16,7 @@ import numpy as np
 from . import misfit as M
 from .fitting import MapFit, SelectionRow, candidate_pairs, fit_map, select_families, starting_points
 from .posterior import Posterior, sample_posterior
+from .progress import NO_BAR
 from .scores import ScoreData, pooled
 
 _BLOCK_ELEMENTS = 2_000_000
@@ -23,17 +24,6 @@ _BLOCK_ELEMENTS = 2_000_000
 #: polished on the exact scores (a few L-BFGS-B iterations), so the MAP is unchanged while
 #: the search costs a fraction (bins of ~1/256 of the mass move the optimum negligibly).
 SEARCH_GROUPS = 256
-
-
-class _NoBar:
-    def update(self, n=1):
-        pass
-
-    def set_postfix_str(self, text):
-        pass
-
-
-_NO_BAR = _NoBar()
 
 
 @dataclass
@@ -115,7 +105,7 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
     ``bar``: a progress bar (:func:`spe.progress.stage_bar`) advanced once per family
     pair, once for the coarsened refit and once for sampling.
     """
-    bar = bar if bar is not None else _NO_BAR
+    bar = bar if bar is not None else NO_BAR
     pairs = candidate_pairs(families, open_scale=data.frame.transform == "logit")
     search = pooled(data, SEARCH_GROUPS)
     bar.set_postfix_str("mixture: fitting family pairs")

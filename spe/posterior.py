@@ -193,21 +193,29 @@ def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptat
         proposals.append(adapted)
 
 
+def _log_density_inside(model, data):
+    """The oriented log posterior of unconstrained rows, -inf outside the parameter bounds;
+    the target of both the importance sampler and emcee."""
+    lo, hi = np.array(model.bounds).T
+
+    def log_density(u):
+        u = np.atleast_2d(u)
+        out = np.full(u.shape[0], -np.inf)
+        inside = np.all((u > lo) & (u < hi), axis=1)
+        if inside.any():
+            out[inside] = model.log_density_unconstrained(u[inside], data, oriented=True)
+        return out
+
+    return log_density
+
+
 def importance_sample(fit: MapFit, data: ScoreData, n_draws, rng, proposal=DEFAULT_PROPOSAL,
                       adaptations=MAX_ADAPTATIONS):
     """Self-normalised importance sampling with Pareto-smoothed weights, adapted while
     k-hat is high (:func:`adaptive_importance_draws`)."""
     model = fit.model
-    lo, hi = np.array(model.bounds).T
-
-    def log_target(u):
-        out = np.full(u.shape[0], -np.inf)
-        inside = np.all((u >= lo) & (u <= hi), axis=1)
-        if inside.any():
-            out[inside] = model.log_density_unconstrained(u[inside], data, oriented=True)
-        return out
-
-    u, w, khat, adapted = adaptive_importance_draws(log_target, build_proposal(fit, data, proposal),
+    u, w, khat, adapted = adaptive_importance_draws(_log_density_inside(model, data),
+                                                    build_proposal(fit, data, proposal),
                                                     n_draws, rng, adaptations)
     return Posterior(
         names=list(model.names),
@@ -246,15 +254,7 @@ def run_emcee(fit: MapFit, data: ScoreData, n_draws, rng, *, progress=False, pro
 
     model = fit.model
     d = model.n_params
-    lo, hi = np.array(model.bounds).T
-
-    def log_prob(u):
-        u = np.atleast_2d(u)
-        out = np.full(u.shape[0], -np.inf)
-        ok = np.all((u > lo) & (u < hi), axis=1)
-        if ok.any():
-            out[ok] = model.log_density_unconstrained(u[ok], data, oriented=True)
-        return out
+    log_prob = _log_density_inside(model, data)
 
     n_walkers = max(32, 4 * d + (4 * d) % 2)
     start = _warm_start(start_from, n_walkers, rng)

@@ -22,3 +22,16 @@ def stage_bar(total: int, desc: str, show=None) -> tqdm:
     """A bar over ``total`` fitting stages; ``bar.set_postfix_str`` names the current one."""
     return tqdm(total=total, desc=desc, unit="stage", delay=DELAY_SECONDS, leave=False,
                 disable=None if show is None else not show)
+
+
+class _NoBar:
+    """Stands in for a bar when a fitting step is called on its own."""
+
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, text):
+        pass
+
+
+NO_BAR = _NoBar()
