@@ -9,10 +9,11 @@ Cases: every prediction set in ../shared/data (top-1 correctness and one class v
 rest), the digits cases, and one case at full size. Per (case, label budget) and seeded
 trial, the labeled items are drawn at random and every method sees the same ones:
 
-* ``spe``      the package default (score mixture + Bayesian Platt, stacked);
+* ``spe``      the package default (score mixture + Bayesian piecewise Platt, pooled);
 * ``mixture``  the plain SPE mixture of spe 0.1 (raw score, observed frame, no coarsening);
 * ``platt``    the two-parameter Bayesian Platt model alone (the bar to beat);
 * ``beta``     Bayesian beta calibration alone (three parameters);
+* ``spline``   Bayesian piecewise Platt alone (a slope per quartile segment: five parameters);
 * ``naive``    the labeled items alone, with a bootstrap band (Beta intervals for rates).
 
 Metrics (truth = the sample curve of all N items with their true labels): area between
@@ -63,13 +64,14 @@ ALPHA = 1 - LEVEL
 INNER = (GRID >= 0.05 - 1e-9) & (GRID <= 0.95 + 1e-9)
 N_SUBSAMPLE = 2000
 BUDGETS = (0, 10, 20, 50, 100)
-METHODS = ("spe", "mixture", "platt", "beta", "naive")
+METHODS = ("spe", "mixture", "platt", "beta", "spline", "naive")
 FIT_OPTIONS = {
     "spe": {},
     # spe 0.1's model: the plain mixture on the raw score, frame = observed range padded
     "mixture": {"model": "mixture", "coarsen": False, "mixture_scale": "identity", "probabilities": False},
     "platt": {"model": "platt"},
     "beta": {"model": "beta"},
+    "spline": {"model": "spline"},
 }
 FILES = {
     "mnist": "mnist_labelerrors_cv.npz",
@@ -530,11 +532,11 @@ def report(results, args_text):
         + f"; commit {results['commit']}. Command: `python benchmarks/real.py{args_text}` "
         f"({results['seconds'] / 60:.1f} min, {results['jobs']} processes).",
         "",
-        "Methods: `spe` = package default (score mixture + Bayesian Platt + Bayesian beta calibration, "
-        "weighted by their LOO predictive densities on the labels); `mixture` = the plain SPE mixture of "
-        "spe 0.1; `platt` = Bayesian Platt alone (the baseline to beat); `beta` = Bayesian beta calibration "
-        "alone; `naive` = labeled items alone with a bootstrap band. Cases of N = 2,000 (subsampled, "
-        "seeded) unless `full`.",
+        "Methods: `spe` = package default (score mixture + Bayesian piecewise Platt, weighted by their "
+        "LOO predictive densities on the labels); `mixture` = the plain SPE mixture of spe 0.1; `platt` = "
+        "Bayesian Platt alone (the baseline to beat); `beta` = Bayesian beta calibration alone; `spline` = "
+        "Bayesian piecewise Platt alone (a slope per quartile segment of the logit); `naive` = labeled "
+        "items alone with a bootstrap band. Cases of N = 2,000 (subsampled, seeded) unless `full`.",
         "",
         "### Targets over cases at 10/20/50 labels",
         "",
@@ -663,7 +665,8 @@ def figure(rows, methods, path):
     shown = [m for m in methods if m != "naive"]
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.32 * len(cases) + 1.8), sharey=True)
     y = np.arange(len(cases))
-    colors = {"spe": "tab:red", "mixture": "tab:gray", "platt": "tab:blue", "beta": "tab:green"}
+    colors = {"spe": "tab:red", "mixture": "tab:gray", "platt": "tab:blue", "beta": "tab:green",
+              "spline": "tab:purple"}
     height = 0.8 / len(shown)
     for i, m in enumerate(shown):
         off = (i - (len(shown) - 1) / 2) * height

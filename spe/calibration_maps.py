@@ -5,7 +5,7 @@
 The scores themselves are taken as they are (their empirical distribution is the model
 of the score distribution), so only the labels inform the map, and unlabeled items enter
 through their scores when labels are drawn for them. Slopes are exp(u_j) > 0, so every
-map is increasing in the score. Two maps, each a few lines below:
+map is increasing in the score. Three maps, each a few lines below:
 
 * ``platt``: one feature, x(s) = logit(s) for probability scores (clipped to
   [1e-6, 1 - 1e-6]: real files hold thousands of exact 0s and 1s), the standardised score
@@ -15,7 +15,9 @@ map is increasing in the score. Two maps, each a few lines below:
   of the scale be miscalibrated differently; for other scores, the standardised score
   below and above its median, with a slope each.
 
-Priors are Normal on c and on each u_j. For probability scores they are centred on "the
+Priors are Normal on c and on each u_j (for ``spline``, the segments' log slopes are
+jointly Normal with correlation 1/2: each has Platt's prior, and two differ by a factor
+e^1.6 at 90%). For probability scores they are centred on "the
 classifier is calibrated" (c = 0, slopes 1) with the spread of miscalibration seen in
 practice: c ~ Normal(0, 1.5) (a shift of up to e^2.5 in odds at 90%), u_j ~ Normal(0, 1)
 (temperatures 0.2-5 at 90%: deep networks are often over-confident by a factor of 2-3,
@@ -39,22 +41,41 @@ from scipy import special
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .frame import PROBABILITY_EPS
 
-MAPS = ("platt", "beta")
+MAPS = ("platt", "beta", "spline")
 _MAX_NEWTON = 100
+SPLINE_SEGMENTS = 4
 
 
 @dataclass(frozen=True)
 class MapPrior:
-    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean, u_sd)."""
+    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean, u_sd), the log
+    slopes correlated by ``slope_correlation``."""
 
     c_mean: float
     c_sd: float
     u_mean: float
     u_sd: float
+    slope_correlation: float = 0.0
+
+    def with_correlation(self, rho: float) -> "MapPrior":
+        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho)
+
+    def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and covariance of (c, u_1, ..., u_J)."""
+        mean = np.array([self.c_mean] + [self.u_mean] * n_slopes)
+        rho = self.slope_correlation
+        cov_u = self.u_sd**2 * ((1.0 - rho) * np.eye(n_slopes) + rho * np.ones((n_slopes, n_slopes)))
+        cov = np.zeros((n_slopes + 1, n_slopes + 1))
+        cov[0, 0] = self.c_sd**2
+        cov[1:, 1:] = cov_u
+        return mean, cov
 
 
 CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
 WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
+#: Correlation of the spline's segment log slopes: a segment's temperature may differ
+#: from its neighbour's as much as Platt's temperature varies a priori.
+SPLINE_SLOPE_CORRELATION = 0.5
 
 
 @dataclass(frozen=True)
@@ -65,38 +86,64 @@ class Features:
     probabilities: bool
     center: float = 0.0
     scale: float = 1.0
+    knots: tuple[float, ...] = ()
 
     @classmethod
     def for_scores(cls, form, scores, probabilities: bool) -> "Features":
         if form not in MAPS:
             raise ValueError(f"unknown calibration map {form!r}; choose from {MAPS}")
-        if probabilities:
-            return cls(form, True)
         s = np.asarray(scores, float)
-        return cls(form, False, float(np.median(s)), float(np.std(s)) or 1.0)
+        base = cls(form, True) if probabilities else cls(form, False, float(np.median(s)),
+                                                          float(np.std(s)) or 1.0)
+        if form != "spline":
+            return base
+        return cls(form, base.probabilities, base.center, base.scale, _quartile_knots(base.platt(s)))
+
+    def platt(self, s) -> np.ndarray:
+        """The Platt feature: logit of the clipped probability, or the standardised score."""
+        if self.probabilities:
+            return special.logit(np.clip(s, PROBABILITY_EPS, 1.0 - PROBABILITY_EPS))
+        return (s - self.center) / self.scale
 
     def __call__(self, scores) -> np.ndarray:
         """(n, J) feature matrix."""
         s = np.asarray(scores, float)
+        if self.form == "platt":
+            return self.platt(s)[:, None]
+        if self.form == "spline":
+            edges = np.r_[-np.inf, self.knots, np.inf]
+            x = self.platt(s)[:, None]
+            low, high = edges[:-1], edges[1:]
+            return np.clip(x, low, high) - np.clip(0.0, low, high)
         if self.probabilities:
             p = np.clip(s, PROBABILITY_EPS, 1.0 - PROBABILITY_EPS)
-            if self.form == "platt":
-                return special.logit(p)[:, None]
             return np.stack([np.log(p), -np.log1p(-p)], axis=1)
-        x = (s - self.center) / self.scale
-        if self.form == "platt":
-            return x[:, None]
+        x = self.platt(s)
         return np.stack([np.minimum(x, 0.0), np.maximum(x, 0.0)], axis=1)
 
     @property
     def n_slopes(self) -> int:
-        return 1 if self.form == "platt" else 2
+        return {"platt": 1, "beta": 2}.get(self.form, len(self.knots) + 1)
 
     def describe(self) -> str:
-        if self.probabilities:
-            return "logit of the probability" if self.form == "platt" else "log s and -log(1 - s)"
-        std = f"(s - {self.center:.4g}) / {self.scale:.4g}"
-        return f"standardised score {std}" + ("" if self.form == "platt" else ", below and above 0")
+        base = ("logit of the probability" if self.probabilities
+                else f"standardised score (s - {self.center:.4g}) / {self.scale:.4g}")
+        if self.form == "platt":
+            return base
+        if self.form == "spline":
+            return f"{base}, split at {', '.join(f'{k:.3g}' for k in self.knots)}"
+        return "log s and -log(1 - s)" if self.probabilities else f"{base}, below and above 0"
+
+
+def _quartile_knots(x) -> tuple[float, ...]:
+    """Interior knots at the quantiles of the feature over items not at the probability clip
+    (which only says "beyond"); fewer when the scores have few distinct values."""
+    clip = special.logit(1.0 - PROBABILITY_EPS)
+    inside = x[np.abs(x) < clip - 1e-9]
+    if inside.size == 0:
+        return ()
+    qs = np.quantile(inside, np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
+    return tuple(float(k) for k in np.unique(qs))
 
 
 @dataclass
@@ -130,13 +177,16 @@ class CalibrationFit:
         return special.expit(self.c[rows, None] + self.slopes[rows] @ self.features(scores).T)
 
     def draws(self) -> dict[str, np.ndarray]:
-        names = ["b"] if self.features.n_slopes == 1 else ["b_low", "b_high"]
+        n = self.features.n_slopes
+        names = {"platt": ["b"], "beta": ["b_low", "b_high"]}.get(self.name, [f"b{j + 1}" for j in range(n)])
         return {"c": self.c} | {n: self.slopes[:, j] for j, n in enumerate(names)}
 
     def describe(self) -> dict:
         w = self.weights
-        title = ("Bayesian Platt scaling: P(y=1|s) = sigmoid(c + b x(s))" if self.name == "platt" else
-                 "Bayesian beta calibration: P(y=1|s) = sigmoid(c + b1 x1(s) + b2 x2(s))")
+        title = {"platt": "Bayesian Platt scaling: P(y=1|s) = sigmoid(c + b x(s))",
+                 "beta": "Bayesian beta calibration: P(y=1|s) = sigmoid(c + b1 x1(s) + b2 x2(s))",
+                 "spline": "Bayesian piecewise Platt: P(y=1|s) = sigmoid(c + sum_j b_j x_j(s)), "
+                           "a slope per segment of x"}[self.name]
         return {
             "model": title,
             "feature": self.features.describe(),
@@ -149,27 +199,28 @@ class CalibrationFit:
 
 
 def _prior_moments(prior: MapPrior, n_slopes: int):
-    mean = np.array([prior.c_mean] + [prior.u_mean] * n_slopes)
-    sd = np.array([prior.c_sd] + [prior.u_sd] * n_slopes)
-    return mean, sd
+    """Mean and precision of (c, u_1..u_J)."""
+    mean, cov = prior.moments(n_slopes)
+    return mean, np.linalg.inv(cov)
 
 
 def _log_posterior(u, x, y, prior: MapPrior):
     """Log posterior of parameter rows u = (c, u_1..u_J)."""
-    mean, sd = _prior_moments(prior, x.shape[1])
+    mean, precision = _prior_moments(prior, x.shape[1])
     eta = u[:, :1] + np.exp(u[:, 1:]) @ x.T
     loglik = np.sum(y * eta - np.logaddexp(0.0, eta), axis=1)
-    return loglik - 0.5 * np.sum(((u - mean) / sd) ** 2, axis=1)
+    d = u - mean
+    return loglik - 0.5 * np.einsum("ij,jk,ik->i", d, precision, d)
 
 
 def _gradient_hessian(u, x, y, prior: MapPrior):
-    mean, sd = _prior_moments(prior, x.shape[1])
+    mean, precision = _prior_moments(prior, x.shape[1])
     slopes = np.exp(u[1:])
     p = special.expit(u[0] + x @ slopes)
     r, v = y - p, p * (1.0 - p)
     jac = np.column_stack([np.ones(y.size), x * slopes])  # d eta / d u
-    grad = jac.T @ r - (u - mean) / sd**2
-    hess = -(jac * v[:, None]).T @ jac - np.diag(1.0 / sd**2)
+    grad = jac.T @ r - precision @ (u - mean)
+    hess = -(jac * v[:, None]).T @ jac - precision
     hess[1:, 1:] += np.diag((r[:, None] * x * slopes).sum(axis=0))  # d2 eta / d u_j^2 = d eta / d u_j
     return grad, hess
 
@@ -205,17 +256,19 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
     labels = np.asarray(labels, float)
     features = Features.for_scores(form, scores, probabilities)
     prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
+    if form == "spline":
+        prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
-    mean, sd = _prior_moments(prior, features.n_slopes)
+    mean, cov = prior.moments(features.n_slopes)
     if not known.any():
-        u = mean + rng.standard_normal((n_draws, mean.size)) * sd
+        u = mean + rng.standard_normal((n_draws, mean.size)) @ np.linalg.cholesky(cov).T
         weights, khat = np.full(n_draws, 1.0 / n_draws), float("nan")
     else:
         mode = _mode(x, y, prior)
         _, hess = _gradient_hessian(mode, x, y, prior)
         precision = -hess
-        cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(sd**2)
+        cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else cov
         q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
         u, weights, khat, _ = adaptive_importance_draws(lambda v: _log_posterior(v, x, y, prior), q,
                                                         n_draws, rng)

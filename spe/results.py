@@ -35,7 +35,7 @@ class SPEResult:
     ----------
     label_posterior : :class:`~spe.label_posterior.LabelPosterior`, the pooled draws of
         P(y = 1 | score) that every curve, metric and threshold is computed from.
-    fits : the score models that were fitted, by name (``"mixture"``, ``"platt"``).
+    fits : the score models that were fitted, by name (``"mixture"``, ``"spline"``, ...).
     model_weights : each score model's weight (from the labeled items' LOO predictive
         densities, or the prior weights with no labels).
     data : the validated, compressed :class:`~spe.scores.ScoreData`.

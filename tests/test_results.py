@@ -50,18 +50,18 @@ def _group(idata, name):
 
 def test_inference_data_export(res):
     both = res.to_inference_data()
-    assert set(both) == {"mixture", "platt"}  # ready for az.compare
+    assert set(both) == {"mixture", "spline"}  # ready for az.compare
     mix = res.fits["mixture"]
     post = _group(both["mixture"], "posterior")
     pi_mean = float(mix.weights @ mix.posterior.theta[:, 0])
     assert float(post["pi"].mean()) == pytest.approx(pi_mean, abs=0.02)
-    loglik = _group(both["platt"], "log_likelihood")["y"].values
-    assert loglik.shape == (1, res.fits["platt"].n_draws, 12) and np.all(loglik <= 0)
+    loglik = _group(both["spline"], "log_likelihood")["y"].values
+    assert loglik.shape == (1, res.fits["spline"].n_draws, 12) and np.all(loglik <= 0)
     raw = res.to_inference_data(model="mixture", resample=False)
     np.testing.assert_allclose(np.exp(_group(raw, "sample_stats")["log_weight"].values.ravel()), mix.weights)
     from spe.stacking import import_arviz
 
-    assert np.isfinite(float(import_arviz().loo(both["platt"]).elpd_loo))
+    assert np.isfinite(float(import_arviz().loo(both["spline"]).elpd_loo))
 
 
 def test_exports_and_resampling_are_reproducible_from_the_fit_seed(res):

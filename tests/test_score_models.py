@@ -13,6 +13,7 @@ import spe
 from spe import misfit
 from spe.calibration_maps import (
     CALIBRATED_PRIOR,
+    SPLINE_SLOPE_CORRELATION,
     Features,
     _gradient_hessian,
     _log_posterior,
@@ -30,17 +31,18 @@ def posterior_cdf_at(draws, weights, value):
     return float(np.sum(weights * (draws < value)) + 0.5 * np.sum(weights * (draws == value)))
 
 
-@pytest.mark.parametrize("kind", ["platt", "beta"])
+@pytest.mark.parametrize("kind", ["platt", "beta", "spline"])
 def test_calibration_map_gradient_and_hessian_match_finite_differences(kind):
     rng = np.random.default_rng(0)
     s = rng.uniform(0.01, 0.99, 40)
     feats = Features.for_scores(kind, s, probabilities=True)
     x, y = feats(s), (rng.random(40) < s).astype(float)
     u = rng.normal(0, 0.5, 1 + feats.n_slopes)
-    grad, hess = _gradient_hessian(u, x, y, CALIBRATED_PRIOR)
+    prior = CALIBRATED_PRIOR.with_correlation(SPLINE_SLOPE_CORRELATION if kind == "spline" else 0.0)
+    grad, hess = _gradient_hessian(u, x, y, prior)
     h = 1e-5
     eye = np.eye(u.size) * h
-    f = lambda v: _log_posterior(v[None, :], x, y, CALIBRATED_PRIOR)[0]  # noqa: E731
+    f = lambda v: _log_posterior(v[None, :], x, y, prior)[0]  # noqa: E731
     fd_grad = np.array([(f(u + e) - f(u - e)) / (2 * h) for e in eye])
     fd_hess = np.array([[(f(u + a + b) - f(u + a - b) - f(u - a + b) + f(u - a - b)) / (4 * h * h)
                          for b in eye] for a in eye])
@@ -90,6 +92,39 @@ def test_beta_map_nests_platt_and_handles_exact_zeros_and_ones():
     np.testing.assert_allclose(x.sum(axis=1), Features.for_scores("platt", s, True)(s)[:, 0])
 
 
+@pytest.mark.parametrize("probabilities", [True, False])
+def test_spline_map_nests_platt_and_its_prior_is_platts_per_segment(probabilities):
+    rng = np.random.default_rng(7)
+    s = np.r_[special.expit(rng.normal(0, 2, 300)), np.zeros(50), np.ones(5)]
+    s = s if probabilities else special.logit(np.clip(s, 1e-3, 1 - 1e-3))
+    feats = Features.for_scores("spline", s, probabilities)
+    assert feats.n_slopes == 4 and np.all(np.diff(feats.knots) > 0)
+    platt = Features.for_scores("platt", s, probabilities)
+    # equal slopes = Platt: the segments add up to the Platt feature
+    np.testing.assert_allclose(feats(s).sum(axis=1), platt(s)[:, 0], atol=1e-12)
+    none = fit_calibration_map("spline", s, np.full(s.size, np.nan), probabilities=probabilities,
+                               n_draws=4000, rng=np.random.default_rng(0))
+    logs = np.log(none.slopes)
+    assert np.std(logs, axis=0) == pytest.approx(np.full(4, CALIBRATED_PRIOR.u_sd if probabilities else 1.0), rel=0.1)
+    assert np.corrcoef(logs.T)[0, 1:] == pytest.approx(np.full(3, SPLINE_SLOPE_CORRELATION), abs=0.05)
+
+
+def test_spline_map_follows_a_kinked_calibration_that_platt_cannot():
+    """Sharp above the middle, soft below: with many labels the spline finds it, Platt cannot."""
+    rng = np.random.default_rng(8)
+    s = special.expit(rng.normal(-1, 2, 4000))
+    z = special.logit(s)
+    truth = special.expit(np.where(z > 0, 4 * z, 0.5 * z))
+    y = (rng.random(s.size) < truth).astype(float)
+    errors = {}
+    for form in ("platt", "spline"):
+        fit = fit_calibration_map(form, s, y, probabilities=True, n_draws=1000, rng=np.random.default_rng(1))
+        errors[form] = np.mean(np.abs(fit.weights @ fit.prob_positive(s) - truth))
+        assert fit.khat < 0.7
+    assert errors["spline"] < 0.5 * errors["platt"], errors
+    assert errors["spline"] < 0.03, errors  # the kink lies between knots
+
+
 def test_misfit_is_zero_under_the_model_and_large_under_a_wrong_one():
     rng = np.random.default_rng(4)
     zero = 0
@@ -128,7 +163,7 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
     np.testing.assert_array_equal(a.label_posterior.source, b.label_posterior.source)
     np.testing.assert_array_equal(a.positive_counts, b.positive_counts)
     assert a.n_draws == 300 and sum(a.model_weights.values()) == pytest.approx(1.0)
-    assert set(a.model_weights) == {"mixture", "platt"}
+    assert set(a.model_weights) == {"mixture", "spline"}
     shares = np.bincount(a.label_posterior.source, minlength=2) / 300
     np.testing.assert_allclose(shares, list(a.model_weights.values()), atol=1 / 300 + 1e-12)
 
@@ -136,11 +171,11 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
 def test_zero_labels_use_prior_weights():
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
     res = spe.fit(z, None, seed=0, n_draws=200)
-    assert res.model_weights == {"mixture": 0.5, "platt": 0.5}
+    assert res.model_weights == {"mixture": 0.5, "spline": 0.5}
     assert "prior weights" in res.label_posterior.weighting
-    lone = combine({"platt": res.fits["platt"]}, np.array([]), np.array([]), n_draws=200,
+    lone = combine({"spline": res.fits["spline"]}, np.array([]), np.array([]), n_draws=200,
                    rng=np.random.default_rng(0))
-    np.testing.assert_array_equal(lone.weights, res.fits["platt"].weights)
+    np.testing.assert_array_equal(lone.weights, res.fits["spline"].weights)
 
 
 def test_mixture_posterior_passes_simulation_based_calibration():
