@@ -29,7 +29,7 @@ from .multiclass import fit_multiclass
 from .datasets import load_demo
 from .io import load_scores, parse_labels, parse_scores, read_table
 from .report import save_figure, write_outputs
-from .cli_label import GOALS, cmd_label
+from .cli_label import GOALS, PRIORS, cmd_label
 from .scores import MISSING_TOKENS
 
 
@@ -334,6 +334,10 @@ def build_parser():
                    help="accuracy: per-group accuracy (Thompson sampling, --strategy); pr / ap: the PR curve "
                         "or average precision of the scores (spe.fit refitted after every answer, the next item "
                         "from suggest_labels; binary labels only)")
+    p.add_argument("--prior", default="auto", choices=PRIORS,
+                   help="the per-group prior of --goal accuracy: spe = SPE-informed (spe.fit on the scores and "
+                        "the answers so far, rebuilt each time a session starts or resumes; answers it holds are "
+                        "not counted twice), uniform = Beta(1, 1); auto = spe for binary labels, else uniform")
     p.add_argument("--max", type=int, default=None, help="stop after this many answers")
     p.add_argument("--seed", type=int, default=0, help="random seed of the item choice")
     p.set_defaults(func=cmd_label)

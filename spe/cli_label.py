@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .api import fit
-from .assessment import Assessor, bin_groups, encode_groups  # a StateError is a ValueError
+from .assessment import Assessor, bin_groups, encode_groups, spe_informed_prior  # a StateError is a ValueError
 from .io import parse_scores, read_table
 from .scores import MISSING_TOKENS, parse_label
 
@@ -22,6 +22,9 @@ YES_NO_SHORT = {"y": "yes", "n": "no"}
 #: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
 #: or a metric of the scores (spe.fit + suggest_labels).
 GOALS = ("accuracy", "pr", "ap")
+#: The assessor's prior per group: SPE-informed (spe.fit on the scores and every answer so
+#: far) or uniform. "auto": SPE-informed for binary labels, uniform for class names.
+PRIORS = ("auto", "spe", "uniform")
 
 
 def answer_parser(predicted):
@@ -83,6 +86,26 @@ def _suggested(scores, answers, goal, seed) -> np.ndarray:
     return _fitted(scores, answers, seed).suggest_labels(1, target=goal)
 
 
+def _spe_prior(assessor, scores, predicted, seed):
+    """Rebuild the assessor's prior from spe.fit on every answer so far; the prior then holds
+    those answers and the assessor counts only later ones (no answer is counted twice).
+    Its strength per group is earned: what the posterior's own uncertainty supports."""
+    res = _fitted(scores, assessor.labels, seed)
+    prior = spe_informed_prior(res, assessor.groups, predicted.astype(float), max_strength="group size")
+    assessor.set_prior(prior, included=assessor.labels)
+    strength = prior.alpha + prior.beta
+    print(f"prior: SPE-informed from the scores and {len(assessor.labels)} answers; worth "
+          f"{strength.min():.0f}-{strength.max():.0f} labels per group")
+
+
+def _prior_choice(args, predicted) -> str:
+    choice = getattr(args, "prior", "auto")
+    binary = set(predicted) <= {"0", "1"}
+    if choice == "spe" and not binary:
+        raise ValueError("--prior spe needs binary labels (--threshold, or 1/0 predictions), not class names")
+    return "spe" if choice == "auto" and binary else ("uniform" if choice == "auto" else choice)
+
+
 def cmd_label(args, ask=input):
     """Interactive labeling: pick the next item actively, save after every answer."""
     table = read_table(args.data)
@@ -116,8 +139,10 @@ def cmd_label(args, ask=input):
     for i, lab in new.items():
         assessor.update(i, lab)
     if new:
-        assessor.save(state)
         print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
+    if _prior_choice(args, predicted) == "spe" and goal == "accuracy":
+        _spe_prior(assessor, scores, predicted, args.seed)
+    assessor.save(state)
     asked = 0
     while args.max is None or asked < args.max:
         nxt = assessor.next_items(1) if goal == "accuracy" else _suggested(scores, assessor.labels, goal, args.seed)

@@ -372,3 +372,56 @@ def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
                                       "--score-col", "score", "--pred-col", "pred", "--goal", "ap"])
     with pytest.raises(ValueError, match="--goal ap needs binary labels"):
         cmd_label(args, ask=lambda p: "q")
+
+
+def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_path, capsys):
+    """The SPE-informed prior holds the answers it was fitted on; the assessor counts only
+    later answers, and a resumed session refits the prior on all of them."""
+    from spe.assessment import Assessor, BetaGroups, spe_informed_prior
+    from spe.cli import cmd_label
+
+    rng = np.random.default_rng(5)
+    y = rng.random(300) < 0.3
+    s = np.where(y, rng.normal(2, 1, 300), rng.normal(0, 1, 300))
+    path = tmp_path / "items.csv"
+    path.write_text("score,truth\n" + "".join(f"{v:.5f},{int(t) if i < 10 else ''}\n"
+                                             for i, (v, t) in enumerate(zip(s, y))))
+    state = tmp_path / "s.json"
+    argv = ["label", str(path), "--state", str(state), "--score-col", "score", "--threshold", "1.0",
+            "--label-col", "truth", "--bins", "4"]
+    answers = iter(["1", "q"])
+    cmd_label(build_parser().parse_args(argv), ask=lambda p: next(answers))
+    out = capsys.readouterr().out
+    assert "prior: SPE-informed from the scores and 10 answers" in out
+    saved = json.loads(state.read_text())
+    assert saved["prior_labels"] == list(range(10)) and len(saved["labels"]) == 11
+    prior = BetaGroups(saved["prior"]["alpha"], saved["prior"]["beta"])
+    # the prior is the SPE posterior given the 10 labels, with its strength earned
+    labels = np.where(np.arange(300) < 10, y, np.nan)
+    res = spe.fit(s.round(5), labels, seed=0, progress=False)
+    from spe.assessment import bin_groups
+
+    groups, _ = bin_groups(s.round(5), 4, "mass")
+    expected = spe_informed_prior(res, groups, (s.round(5) >= 1.0).astype(float), max_strength="group size")
+    np.testing.assert_allclose(prior.alpha, expected.alpha, rtol=1e-9)
+    assert (prior.alpha + prior.beta).max() > 10  # not capped at a fixed 10 pseudo-labels
+    # only the 11th answer is counted on top of the prior
+    predicted = (s.round(5) >= 1.0).astype(int).astype(str)
+    session = Assessor.load(state, groups, predicted)
+    extra = (session.posterior.alpha + session.posterior.beta) - (prior.alpha + prior.beta)
+    assert extra.sum() == pytest.approx(1.0)
+    # resuming refits the prior on all 11 answers, which it then holds
+    cmd_label(build_parser().parse_args(argv), ask=lambda p: "q")
+    assert "prior: SPE-informed from the scores and 11 answers" in capsys.readouterr().out
+    resumed = json.loads(state.read_text())
+    assert resumed["prior_labels"] == sorted(int(i) for i, _ in resumed["labels"])
+    with pytest.raises(ValueError, match="part of the prior"):
+        session.update(0, "0" if saved["labels"][0][1] == "1" else "1")
+    with pytest.raises(ValueError, match="never given"):
+        session.set_prior(prior, included=[299])
+    classes = tmp_path / "cls.csv"
+    classes.write_text("score,pred\n0.1,cat\n0.9,dog\n0.5,cat\n")
+    args = build_parser().parse_args(["label", str(classes), "--state", str(tmp_path / "c.json"),
+                                      "--score-col", "score", "--pred-col", "pred", "--prior", "spe"])
+    with pytest.raises(ValueError, match="--prior spe needs binary labels"):
+        cmd_label(args, ask=lambda p: "q")

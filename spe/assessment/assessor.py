@@ -107,6 +107,8 @@ class Assessor:
     predicted : (N,) the model's prediction per item; an answer counts as "correct" when it
         equals the prediction. ``None``: answers are already 1 = correct / 0 = wrong.
     prior : BetaGroups, optional; default uninformative Beta(1, 1) per group.
+    prior_labels : items whose answers the prior already holds (an SPE-informed prior fitted
+        on them): their answers are kept but not counted again by :attr:`posterior`.
     strategy : one of :data:`spe.assessment.strategies.STRATEGIES`.
     item_ids : optional ids (default 0..N-1), used in the state file's checksum.
     seed : int or None.
@@ -117,7 +119,7 @@ class Assessor:
     """
 
     def __init__(self, groups, predicted=None, prior=None, strategy="ts-estimate", item_ids=None,
-                 seed=None, **strategy_options):
+                 seed=None, prior_labels=(), **strategy_options):
         self.groups = np.asarray(groups)
         if self.groups.ndim != 1 or not np.issubdtype(self.groups.dtype, np.integer) or self.groups.min() < 0:
             raise ValueError("groups must be a 1-D array of integer codes >= 0")
@@ -138,6 +140,7 @@ class Assessor:
         self.strategy_options = strategy_options
         self.rng = np.random.default_rng(seed)
         self.labels: dict[int, object] = {}
+        self.prior_labels = frozenset(int(i) for i in prior_labels)
         self.sizes = np.bincount(self.groups, minlength=self.n_groups).astype(float)
 
     # ---- state -----------------------------------------------------------------------
@@ -158,6 +161,8 @@ class Assessor:
         ok = np.zeros(self.n_groups)
         bad = np.zeros(self.n_groups)
         for i, label in self.labels.items():
+            if i in self.prior_labels:
+                continue  # the prior already holds this answer
             if self.is_correct(i, label):
                 ok[self.groups[i]] += 1
             else:
@@ -248,12 +253,24 @@ class Assessor:
             return remaining
         return self.sizes / self.sizes.sum()
 
+    def set_prior(self, prior, included=()):
+        """Start from a new prior that already holds the answers of items ``included``."""
+        if prior.n_groups != self.n_groups:
+            raise ValueError(f"prior has {prior.n_groups} groups, data has {self.n_groups}")
+        unknown = set(int(i) for i in included) - set(self.labels)
+        if unknown:
+            raise ValueError(f"the prior cannot hold answers that were never given (items {sorted(unknown)[:5]})")
+        self.prior = prior
+        self.prior_labels = frozenset(int(i) for i in included)
+
     def update(self, index, label):
         """Record the true label of item ``index`` (overwrites an earlier answer)."""
         index = int(index)
         if not 0 <= index < self.groups.size:
             raise IndexError(f"item index {index} out of range 0..{self.groups.size - 1}")
         self.is_correct(index, label)  # validates the answer
+        if index in self.prior_labels and str(self.labels[index]) != str(label):
+            raise ValueError(f"item {index}'s answer is part of the prior; refit the prior to change it")
         self.labels[index] = label
 
     # ---- persistence -----------------------------------------------------------------
@@ -266,6 +283,7 @@ class Assessor:
             "strategy_options": {k: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple, list)) else v)
                                  for k, v in self.strategy_options.items()},
             "prior": {"alpha": self.prior.alpha.tolist(), "beta": self.prior.beta.tolist()},
+            "prior_labels": sorted(self.prior_labels),
             "labels": [[int(i), lab if isinstance(lab, (int, float, str)) else str(lab)]
                        for i, lab in sorted(self.labels.items())],
             "rng": self.rng.bit_generator.state,
@@ -292,7 +310,8 @@ class Assessor:
         """Resume a session; the item list must match the one it was saved with."""
         state = read_state(path)
         prior = BetaGroups(state["prior"]["alpha"], state["prior"]["beta"])
-        obj = cls(groups, predicted, prior, state["strategy"], item_ids, **state.get("strategy_options", {}))
+        obj = cls(groups, predicted, prior, state["strategy"], item_ids,
+                  prior_labels=state.get("prior_labels", ()), **state.get("strategy_options", {}))
         if state["checksum"] != obj.checksum:
             raise StateError(
                 f"{path} was saved for a different item list (checksum mismatch): "

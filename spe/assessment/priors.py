@@ -91,14 +91,23 @@ def spe_group_moments(result, groups, predicted=None):
 
 def spe_informed_prior(result, groups, predicted=None, *, max_strength=DEFAULT_MAX_STRENGTH,
                        min_strength=DEFAULT_STRENGTH) -> BetaGroups:
-    """Moment-matched Beta per group from an :class:`~spe.results.SPEResult`."""
-    if not 0 < min_strength <= max_strength:
-        raise ValueError("need 0 < min_strength <= max_strength")
+    """Moment-matched Beta per group from an :class:`~spe.results.SPEResult`.
+
+    ``max_strength``: a number of pseudo-labels, or ``"group size"``: strength earned from
+    the posterior's own uncertainty, mean (1 - mean) / var - 1, bounded only by the number
+    of items in the group (a group's accuracy cannot be worth more labels than it has items).
+    """
     mean, var = spe_group_moments(result, groups, predicted)
+    if isinstance(max_strength, str):
+        if max_strength != "group size":
+            raise ValueError(f"max_strength must be a number or 'group size', got {max_strength!r}")
+        max_strength = np.maximum(np.bincount(np.asarray(groups), minlength=mean.size).astype(float), min_strength)
+    elif not 0 < min_strength <= max_strength:
+        raise ValueError("need 0 < min_strength <= max_strength")
     mean = np.clip(mean, 1e-3, 1 - 1e-3)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         strength = mean * (1 - mean) / var - 1.0
-    strength = np.clip(np.nan_to_num(strength, nan=max_strength, posinf=max_strength), min_strength, max_strength)
+    strength = np.clip(np.where(np.isfinite(strength), strength, max_strength), min_strength, max_strength)
     return BetaGroups(mean * strength, (1 - mean) * strength)
 
 
