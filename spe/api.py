@@ -17,7 +17,9 @@ from .posterior import DEFAULT_PROPOSAL, PROPOSALS
 from .progress import check_show, stage_bar
 from .results import SPEResult
 from .frame import looks_like_probabilities
-from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, check_orientation, prepare
+from .orientation import check_orientation
+from .counts import ScoreCounts
+from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, prepare, prepare_counts
 from .seeds import child_seeds
 from .threads import one_blas_thread
 
@@ -61,8 +63,12 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     Parameters
     ----------
-    scores : array-like of shape (N,)
+    scores : array-like of shape (N,), or ScoreCounts
         Classifier scores for every item; higher means "more positive". Any real scale.
+        Data larger than memory: a :class:`~spe.counts.ScoreCounts` from
+        :func:`spe.read_parquet`, :func:`spe.count_dask` or :func:`spe.count_scores`, which
+        holds the labels too; per-item outputs (``prob_positive``, ``suggest_labels``) then
+        need the items and refuse.
     labels : array-like of shape (N,), optional
         1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled;
         ``None``: no labels at all. See ``positive_label`` for other codings.
@@ -140,13 +146,9 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     models = _score_models(model)
     if "mixture" in models:
         candidate_pairs(families)  # refuse a bad family name before any work
-    s = as_scores(scores)
     if not isinstance(higher_is_positive, (bool, np.bool_)):
         raise TypeError(f"higher_is_positive must be True or False, got {higher_is_positive!r}")
-    if not higher_is_positive:
-        s = 1.0 - s if looks_like_probabilities(s) else -s
-    labels = as_labels(labels, s.size, positive_label=positive_label)
-    check_orientation(s, labels)
+    s, build = _scores_and_builder(scores, labels, higher_is_positive, positive_label)
     if probabilities is None:
         probabilities = looks_like_probabilities(s)
     if probabilities and not looks_like_probabilities(s):
@@ -160,7 +162,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     def prepared(scale):
         frame_range = (0.0, 1.0) if probabilities and score_range is None and scale == "identity" else score_range
-        return prepare(s, labels, score_range=frame_range, max_groups=max_groups, transform=scale)
+        return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
     mix_seed, platt_seed, pool_seed, label_seed, export_seed = child_seeds(seed, 5)
@@ -170,11 +172,33 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
             coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
             probabilities=bool(probabilities))
         bar.set_postfix_str("pooling the score models")
-        lab = data.is_labeled
-        pooled = combine(fits, data.scores[lab], data.labels[lab], n_draws=int(n_draws),
+        pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
                          rng=np.random.default_rng(pool_seed), method=stacking)
         bar.update()
     return SPEResult(data, pooled, label_seed, export_seed, errors)
+
+
+def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
+    """(scores for the scale checks, builder of the ScoreData) from items or from counts."""
+    if isinstance(scores, ScoreCounts):
+        if labels is not None or positive_label is not None:
+            raise ValueError("with ScoreCounts the labels are counted with the scores: pass them to "
+                             "count_scores / read_parquet / count_dask, not to fit")
+        counts = scores
+        span = np.array([counts.minimum, counts.maximum]) if counts.n_items else np.empty(0)
+        if span.size == 0:
+            raise ValueError("the score counts are empty: no scores were read")
+        if not higher_is_positive:
+            counts = counts.reversed_scores(looks_like_probabilities(span))
+            span = np.array([counts.minimum, counts.maximum])
+        check_orientation(counts.labeled_scores, counts.labeled_labels)
+        return span, lambda **kw: prepare_counts(counts, **kw)
+    s = as_scores(scores)
+    if not higher_is_positive:
+        s = 1.0 - s if looks_like_probabilities(s) else -s
+    labels = as_labels(labels, s.size, positive_label=positive_label)
+    check_orientation(s, labels)
+    return s, lambda **kw: prepare(s, labels, **kw)
 
 
 def _n_stages(models, scales, families, data):
@@ -209,7 +233,9 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
     for name, map_seed in zip(CALIBRATION_MAPS, np.random.SeedSequence(platt_seed).spawn(len(CALIBRATION_MAPS))):
         if name in models:
             bar.set_postfix_str(f"{name} calibration map")
-            fits[name] = fit_calibration_map(name, data.scores, data.labels, probabilities=probabilities,
-                                             n_draws=n_draws, rng=np.random.default_rng(map_seed))
+            fits[name] = fit_calibration_map(name, data.labeled_scores, data.labeled_labels,
+                                             probabilities=probabilities, n_draws=n_draws,
+                                             rng=np.random.default_rng(map_seed),
+                                             reference=data.score_distribution())
             bar.update()
     return fits, errors

@@ -11,6 +11,7 @@ _BLOCK_ELEMENTS = 2_000_000
 
 def item_probabilities(group_mean_prob, data) -> np.ndarray:
     """P(y_i = 1 | data) per item from the posterior mean per score group; labeled items: their label."""
+    data.require_items("prob_positive() (one probability per item)")
     out = np.asarray(group_mean_prob, float)[data.group]
     labeled = data.is_labeled
     out[labeled] = data.labels[labeled]

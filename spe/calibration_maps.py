@@ -89,15 +89,22 @@ class Features:
     knots: tuple[float, ...] = ()
 
     @classmethod
-    def for_scores(cls, form, scores, probabilities: bool) -> "Features":
+    def for_scores(cls, form, scores, probabilities: bool, weights=None) -> "Features":
+        """The features for these scores (``weights``: counts per score, when scores are
+        group representatives rather than items)."""
         if form not in MAPS:
             raise ValueError(f"unknown calibration map {form!r}; choose from {MAPS}")
         s = np.asarray(scores, float)
-        base = cls(form, True) if probabilities else cls(form, False, float(np.median(s)),
-                                                          float(np.std(s)) or 1.0)
+        w = np.ones(s.size) if weights is None else np.asarray(weights, float)
+        if probabilities:
+            base = cls(form, True)
+        else:
+            mean = np.average(s, weights=w)
+            sd = float(np.sqrt(np.average((s - mean) ** 2, weights=w)))
+            base = cls(form, False, float(_weighted_quantiles(s, w, [0.5])[0]), sd or 1.0)
         if form != "spline":
             return base
-        return cls(form, base.probabilities, base.center, base.scale, _quartile_knots(base.platt(s)))
+        return cls(form, base.probabilities, base.center, base.scale, _quartile_knots(base.platt(s), w))
 
     def platt(self, s) -> np.ndarray:
         """The Platt feature: logit of the clipped probability, or the standardised score."""
@@ -135,14 +142,26 @@ class Features:
         return "log s and -log(1 - s)" if self.probabilities else f"{base}, below and above 0"
 
 
-def _quartile_knots(x) -> tuple[float, ...]:
+def _weighted_quantiles(x, w, q) -> np.ndarray:
+    """Quantiles of values ``x`` repeated ``w`` times (np.quantile's default rule when the
+    weights are whole counts)."""
+    order = np.argsort(x, kind="stable")
+    x, w = x[order], w[order]
+    position = np.asarray(q) * (w.sum() - 1)  # 0-based position among the repeated values
+    ends = np.cumsum(w) - 1  # position of each value's last copy
+    below = np.searchsorted(ends, np.floor(position))
+    above = np.searchsorted(ends, np.ceil(position))
+    return x[below] + (position - np.floor(position)) * (x[above] - x[below])
+
+
+def _quartile_knots(x, w) -> tuple[float, ...]:
     """Interior knots at the quantiles of the feature over items not at the probability clip
     (which only says "beyond"); fewer when the scores have few distinct values."""
     clip = special.logit(1.0 - PROBABILITY_EPS)
-    inside = x[np.abs(x) < clip - 1e-9]
-    if inside.size == 0:
+    inside = np.abs(x) < clip - 1e-9
+    if not inside.any():
         return ()
-    qs = np.quantile(inside, np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
+    qs = _weighted_quantiles(x[inside], w[inside], np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
     return tuple(float(k) for k in np.unique(qs))
 
 
@@ -250,11 +269,16 @@ def _mode(x, y, prior: MapPrior):
 
 
 def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: int, rng,
-                        prior: MapPrior | None = None) -> CalibrationFit:
-    """Posterior draws of one calibration map from all scores (feature scaling) and the labels."""
+                        prior: MapPrior | None = None, reference=None) -> CalibrationFit:
+    """Posterior draws of one calibration map from all scores (feature scaling) and the labels.
+
+    ``labels`` are NaN for unlabeled items. ``reference``: (scores, weights) of every item
+    for the feature scaling, when ``scores`` are not all items (default: ``scores``).
+    """
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)
-    features = Features.for_scores(form, scores, probabilities)
+    ref_scores, ref_weights = (scores, None) if reference is None else reference
+    features = Features.for_scores(form, ref_scores, probabilities, ref_weights)
     prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
     if form == "spline":
         prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)

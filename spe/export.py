@@ -46,5 +46,4 @@ def export_draws(fit, data, resampled=None):
         index, log_weight = np.arange(fit.n_draws), np.log(fit.weights)
     else:
         index, log_weight = resampled, None
-    lab = data.is_labeled
-    return inference_data(fit, data.scores[lab], data.labels[lab], index, log_weight)
+    return inference_data(fit, data.labeled_scores, data.labeled_labels, index, log_weight)

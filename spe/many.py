@@ -38,7 +38,8 @@ from .calibration_maps import fit_calibration_map
 from .seeds import child_generators
 from .threads import one_blas_thread
 from .frame import PROBABILITY_EPS, looks_like_probabilities
-from .scores import MIN_DISTINCT_SCORES, ORIENTATION_PROBABILITY, as_labels, as_score_array, reversed_probability
+from .orientation import ORIENTATION_PROBABILITY, reversed_probability
+from .scores import MIN_DISTINCT_SCORES, as_labels, as_score_array
 
 INTERCEPT_SD = 1.5
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")

@@ -46,8 +46,9 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
         raise ValueError("plot_fit draws the score mixture, and none was fitted (see spe.fit's model=)")
     d = mixture.data  # the mixture's own frame (its scale may differ from the result's)
     frame = d.frame
-    v = frame.forward(d.scores)
-    ax.hist(v, bins=bins, density=True, color="0.8", edgecolor="0.6", label="all scores")
+    scores, counts = d.score_distribution()
+    v = frame.forward(scores)
+    ax.hist(v, bins=bins, weights=counts, density=True, color="0.8", edgecolor="0.6", label="all scores")
     grid_v = np.linspace(v.min(), v.max(), n_grid)
     z = (grid_v - frame.lower) / frame.width
     theta = mixture.posterior.theta
@@ -64,11 +65,11 @@ def plot_fit(res, ax=None, *, bins=60, level=0.9, n_grid=300):
         ax.plot(grid_v, median, color=color, lw=1.2 if name == "total" else 2, ls="--" if name == "total" else "-",
                 label=label)
         ax.fill_between(grid_v, lower, upper, color=color, alpha=0.35 if name != "total" else 0.15, lw=0)
-    labeled = d.is_labeled
-    if labeled.any():
+    lab_v, lab_y = frame.forward(d.labeled_scores), d.labeled_labels
+    if lab_y.size:
         ymax = ax.get_ylim()[1]
         for cls, color in ((0, NEG_COLOR), (1, POS_COLOR)):
-            xs = v[labeled & (d.labels == cls)]
+            xs = lab_v[lab_y == cls]
             ax.vlines(xs, 0, 0.06 * ymax, color=color, lw=1.5,
                       label=f"labeled {'positive' if cls else 'negative'} ({xs.size})")
     ax.set_xlabel("logit(score)" if frame.transform == "logit" else "classifier score")
@@ -86,11 +87,11 @@ def _draw_curve(ax, res, curve, *, exact_fn, true_labels, naive, level):
                     label=f"SPE {100 * level:g}% band")
     ax.plot(curve.x, curve.y, color=SPE_COLOR, lw=2, label=f"SPE ({res.data.n_labeled} labels)")
     if true_labels is not None:
+        res.data.require_items("true_labels (one per item)")
         ax.plot(curve.x, exact_fn(res.data.scores, true_labels, curve.x), color="black", lw=1.5,
                 label="true (all labels)")
-    lab = res.data.is_labeled
-    if naive and lab.any():
-        ax.plot(curve.x, exact_fn(res.data.scores[lab], res.data.labels[lab], curve.x), color="tab:green",
+    if naive and res.data.n_labeled:
+        ax.plot(curve.x, exact_fn(res.data.labeled_scores, res.data.labeled_labels, curve.x), color="tab:green",
                 lw=1.2, ls="--", label="labeled items only")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
@@ -167,7 +168,8 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     ax = _axes(ax)
     d = res.data
     rep = d.frame.from_unit(d.z)  # a representative score per group
-    edges = np.unique(np.quantile(d.scores, np.linspace(0, 1, n_bins + 1)))
+    q = np.linspace(0, 1, n_bins + 1)
+    edges = np.unique(np.quantile(d.scores, q) if d.item_level else C.weighted_quantile(rep, d.n_total, q))
     bins = np.clip(np.searchsorted(edges, rep, side="right") - 1, 0, len(edges) - 2)
     onehot = np.zeros((d.n_groups, len(edges) - 1))
     onehot[np.arange(d.n_groups), bins] = 1.0
@@ -176,20 +178,21 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     x = ((d.n_total * rep) @ onehot)[used] / size[used]
     frac = (res.positive_counts @ onehot)[:, used] / size[used]
     median, lower, upper = C.band(frac, res.weights, level)
-    if looks_like_probabilities(d.scores):
+    if looks_like_probabilities(rep):
         ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="perfectly calibrated")
     ax.fill_between(x, lower, upper, color=BAND_COLOR, alpha=0.3, lw=0, label=f"posterior {100 * level:g}% band")
     ax.plot(x, median, "o-", color=SPE_COLOR, ms=4, label="posterior median fraction positive")
-    lab = d.is_labeled
-    if lab.any():
-        lab_bins = np.clip(np.searchsorted(edges, d.scores[lab], side="right") - 1, 0, len(edges) - 2)
+    lab_s, lab_y = d.labeled_scores, d.labeled_labels
+    if lab_y.size:
+        lab_bins = np.clip(np.searchsorted(edges, lab_s, side="right") - 1, 0, len(edges) - 2)
         n = np.bincount(lab_bins, minlength=len(edges) - 1)
-        pos = np.bincount(lab_bins, weights=d.labels[lab], minlength=len(edges) - 1)
+        pos = np.bincount(lab_bins, weights=lab_y, minlength=len(edges) - 1)
         has = n > 0
-        centers = np.bincount(lab_bins, weights=d.scores[lab], minlength=len(edges) - 1)[has] / n[has]
+        centers = np.bincount(lab_bins, weights=lab_s, minlength=len(edges) - 1)[has] / n[has]
         ax.scatter(centers, pos[has] / n[has], s=12 + 6 * n[has], facecolors="none", edgecolors="tab:green",
-                   label=f"labeled items ({int(lab.sum())}; size = count)")
+                   label=f"labeled items ({lab_y.size}; size = count)")
     if true_labels is not None:
+        d.require_items("true_labels (one per item)")
         y = np.asarray(true_labels, float)
         known = ~np.isnan(y)
         tb = np.clip(np.searchsorted(edges, d.scores[known], side="right") - 1, 0, len(edges) - 2)

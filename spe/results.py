@@ -198,6 +198,7 @@ class SPEResult:
     def label_values(self, target="pr") -> np.ndarray:
         """(N,) expected reduction of ``target``'s posterior variance from labeling each item
         (``"pr"``, ``"ap"``, ``"auroc"``, ``"max_f1"``, ``"prevalence"``; 0 if labeled)."""
+        self.data.require_items("label_values / suggest_labels (which items to label)")
         return S.label_values(self._sweep_of("sample"), self.weights, self.positive_counts, self.data, target)
 
     def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None) -> np.ndarray:

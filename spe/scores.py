@@ -85,43 +85,6 @@ def as_scores(scores) -> np.ndarray:
     return arr
 
 
-#: Refuse a fit when the labeled items alone say, with this posterior probability, that
-#: lower scores mean positive (needs at least ORIENTATION_MIN_PER_CLASS of each class).
-ORIENTATION_PROBABILITY = 0.95
-ORIENTATION_MIN_PER_CLASS = 3
-
-
-def reversed_probability(scores, labels, n_boot=2000, max_per_class=500) -> float:
-    """P(AUROC < 0.5) from the labeled items alone (Bayesian bootstrap of each class).
-
-    NaN when fewer than ``ORIENTATION_MIN_PER_CLASS`` items of a class are labeled.
-    """
-    known = ~np.isnan(labels)
-    pos, neg = scores[known & (labels == 1)], scores[known & (labels == 0)]
-    if min(pos.size, neg.size) < ORIENTATION_MIN_PER_CLASS:
-        return float("nan")
-    rng = np.random.default_rng(0)  # a check, not an estimate: the same answer every time
-    pos = pos if pos.size <= max_per_class else rng.choice(pos, max_per_class, replace=False)
-    neg = neg if neg.size <= max_per_class else rng.choice(neg, max_per_class, replace=False)
-    wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
-    w_pos = rng.dirichlet(np.ones(pos.size), n_boot)
-    w_neg = rng.dirichlet(np.ones(neg.size), n_boot)
-    auc = np.einsum("bi,ij,bj->b", w_pos, wins, w_neg)
-    return float(np.mean(auc < 0.5))
-
-
-def check_orientation(scores, labels) -> None:
-    """Refuse scores that the labels say run the wrong way, naming the fix."""
-    p = reversed_probability(scores, labels)
-    if p > ORIENTATION_PROBABILITY:
-        known = ~np.isnan(labels)
-        raise ValueError(
-            f"the labels say lower scores mean positive here: P(AUROC < 0.5) = {p:.3f} from the "
-            f"{int(known.sum())} labeled items alone. If lower scores mean positive, pass "
-            "higher_is_positive=False (CLI: --lower-is-positive); otherwise check how the labels are coded"
-        )
-
-
 #: Tokens read as "unlabeled", "positive" and "negative" (case-insensitive), by the API
 #: and the CLI alike. Any other token is refused unless ``positive_label`` names it.
 MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "none", "null", "?"})
@@ -202,7 +165,9 @@ class ScoreData:
 
     Attributes
     ----------
-    scores, labels : (N,) arrays as given (labels NaN where unknown).
+    scores, labels : (N,) arrays as given (labels NaN where unknown); None when built from
+        :class:`~spe.counts.ScoreCounts` (data larger than memory), which keeps only the
+        labeled items (``labeled_items``) and the counts per group.
     frame : ScoreFrame
     z : (G,) representative unit score of each group, ascending.
     threshold : (G,) the lowest user score in each group; predicting "positive" for
@@ -221,13 +186,41 @@ class ScoreData:
     n_unlabeled: np.ndarray
     n_neg: np.ndarray
     n_pos: np.ndarray
-    group: np.ndarray
+    group: np.ndarray | None
     exact: bool
     censored: np.ndarray | None = None
+    labeled_items: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def item_level(self) -> bool:
+        """True when every item's score is held (not only counts per group)."""
+        return self.scores is not None
 
     @property
     def n_items(self) -> int:
-        return self.scores.size
+        return self.scores.size if self.item_level else int(self.n_total.sum())
+
+    @property
+    def labeled_scores(self) -> np.ndarray:
+        return self.scores[self.is_labeled] if self.item_level else self.labeled_items[0]
+
+    @property
+    def labeled_labels(self) -> np.ndarray:
+        return self.labels[self.is_labeled] if self.item_level else self.labeled_items[1]
+
+    def score_distribution(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """(scores, weights) of every item: the items themselves (weights None), or each
+        group's mean score weighted by its count."""
+        if self.item_level:
+            return self.scores, None
+        return self.frame.from_unit(self.z), self.n_total.astype(float)
+
+    def require_items(self, what: str) -> None:
+        """Refuse an output that needs every item's score when only counts are held."""
+        if not self.item_level:
+            raise ValueError(f"{what} needs every item's score, but this fit holds only counts of "
+                             f"{self.n_items} scores (spe.counts); call it on a result fitted from an array, "
+                             "or use res.calibrate(scores) on the items you need")
 
     @property
     def n_groups(self) -> int:
@@ -243,6 +236,7 @@ class ScoreData:
 
     @property
     def is_labeled(self) -> np.ndarray:
+        self.require_items("a per-item mask of labeled items")
         return ~np.isnan(self.labels)
 
 
@@ -282,8 +276,9 @@ def pooled(data: ScoreData, max_groups: int) -> ScoreData:
         scores=data.scores, labels=data.labels, frame=data.frame,
         z=np.bincount(to_pooled, weights=total * data.z, minlength=n) / summed(total),
         threshold=data.threshold[first], n_unlabeled=summed(data.n_unlabeled),
-        n_neg=summed(data.n_neg), n_pos=summed(data.n_pos), group=to_pooled[data.group],
-        exact=False, censored=censored[first],
+        n_neg=summed(data.n_neg), n_pos=summed(data.n_pos),
+        group=None if data.group is None else to_pooled[data.group],
+        exact=False, censored=censored[first], labeled_items=data.labeled_items,
     )
 
 
@@ -334,4 +329,40 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
         group=group,
         exact=exact,
         censored=frame.censoring(unique_s[first_of_group]),
+    )
+
+
+def prepare_counts(counts, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS, transform="identity") -> ScoreData:
+    """:class:`ScoreData` from a :class:`~spe.counts.ScoreCounts` (data larger than memory).
+
+    The same groups as :func:`prepare` on the items themselves when the counts are exact;
+    binned counts are pooled further by the same mass-and-width rule.
+    """
+    if not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
+        raise ValueError(f"max_groups must be an integer >= 2, got {max_groups!r}")
+    if counts.n_items == 0:
+        raise ValueError("the score counts are empty: no scores were read")
+    if counts.keys.size < MIN_DISTINCT_SCORES:
+        raise ValueError(f"scores take only {counts.keys.size} distinct values; SPE needs at least "
+                         f"{MIN_DISTINCT_SCORES}")
+    y = counts.labeled_labels
+    if y.size == counts.n_items and np.unique(y).size == 1:
+        raise ValueError("every item is labeled and all are of one class: the curves are undefined")
+    frame = ScoreFrame.from_scores(np.array([counts.minimum, counts.maximum]), score_range, transform=transform)
+    unique_z = frame.to_unit(counts.means)
+    exact = counts.exact and counts.keys.size <= max_groups
+    unique_to_group = np.arange(counts.keys.size) if exact else _pool(unique_z, counts.count, max_groups)
+    n_groups = int(unique_to_group[-1]) + 1
+    total = np.bincount(unique_to_group, weights=counts.count, minlength=n_groups)
+    z = np.bincount(unique_to_group, weights=counts.count * unique_z, minlength=n_groups) / total
+    first = np.searchsorted(unique_to_group, np.arange(n_groups))
+    labeled_group = unique_to_group[counts.key_of(counts.labeled_scores)]
+    n_pos = np.bincount(labeled_group, weights=y, minlength=n_groups)
+    n_lab = np.bincount(labeled_group, minlength=n_groups)
+    threshold = counts.low[first]
+    return ScoreData(
+        scores=None, labels=None, frame=frame, z=z, threshold=threshold,
+        n_unlabeled=(total - n_lab).astype(np.int64), n_neg=(n_lab - n_pos).astype(np.int64),
+        n_pos=n_pos.astype(np.int64), group=None, exact=exact, censored=frame.censoring(threshold),
+        labeled_items=(counts.labeled_scores.copy(), y.copy()),
     )
