@@ -332,8 +332,9 @@ def build_parser():
     p.add_argument("--strategy", default="ts-estimate", help="how items are chosen: ts-estimate, ts-worst, random, ...")
     p.add_argument("--goal", default="accuracy", choices=GOALS,
                    help="accuracy: per-group accuracy (Thompson sampling, --strategy); pr / ap: the PR curve "
-                        "or average precision of the scores (spe.fit refitted after every answer, the next item "
-                        "from suggest_labels; binary labels only)")
+                        "or average precision of the scores; threshold: precision and recall at --threshold "
+                        "(pr / ap / threshold refit spe.fit after every answer and ask suggest_labels for the "
+                        "next item; binary labels only)")
     p.add_argument("--prior", default="auto", choices=PRIORS,
                    help="the per-group prior of --goal accuracy: spe = SPE-informed (spe.fit on the scores and "
                         "the answers so far, rebuilt each time a session starts or resumes; answers it holds are "

@@ -21,7 +21,7 @@ from .scores import MISSING_TOKENS, parse_label
 YES_NO_SHORT = {"y": "yes", "n": "no"}
 #: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
 #: or a metric of the scores (spe.fit + suggest_labels).
-GOALS = ("accuracy", "pr", "ap")
+GOALS = ("accuracy", "pr", "ap", "threshold")
 #: The assessor's prior per group: SPE-informed (spe.fit on the scores and every answer so
 #: far) or uniform. "auto": SPE-informed for binary labels, uniform for class names.
 PRIORS = ("auto", "spe", "uniform")
@@ -78,12 +78,16 @@ def _fitted(scores, answers, seed):
         return fit(scores, labels, seed=seed, progress=False)
 
 
-def _suggested(scores, answers, goal, seed) -> np.ndarray:
-    """The next item for ``goal`` ("pr" or "ap"): fit spe on the answers so far and ask
+def _suggested(scores, answers, goal, seed, threshold=None) -> np.ndarray:
+    """The next item for ``goal`` ("pr", "ap", or "threshold": precision and recall at
+    ``threshold``): fit spe on the answers so far and ask
     :meth:`~spe.results.SPEResult.suggest_labels` (empty when everything is labeled)."""
     if len(answers) >= scores.size:
         return np.empty(0, dtype=int)
-    return _fitted(scores, answers, seed).suggest_labels(1, target=goal)
+    res = _fitted(scores, answers, seed)
+    if goal == "threshold":
+        return res.suggest_labels(1, target="threshold", threshold=threshold)
+    return res.suggest_labels(1, target=goal)
 
 
 def _spe_prior(assessor, scores, predicted, seed):
@@ -126,6 +130,8 @@ def cmd_label(args, ask=input):
     goal = getattr(args, "goal", "accuracy")
     if goal != "accuracy" and not set(predicted) <= {"0", "1"}:
         raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
+    if goal == "threshold" and args.threshold is None:
+        raise ValueError("--goal threshold needs --threshold (the score at which items are predicted positive)")
     existing = _existing_labels(table, args, parse) if args.label_col else {}
     if table.blank_rows:
         print(f"spe: note: {table.blank_note()}", file=sys.stderr)
@@ -145,7 +151,8 @@ def cmd_label(args, ask=input):
     assessor.save(state)
     asked = 0
     while args.max is None or asked < args.max:
-        nxt = assessor.next_items(1) if goal == "accuracy" else _suggested(scores, assessor.labels, goal, args.seed)
+        nxt = (assessor.next_items(1) if goal == "accuracy"
+               else _suggested(scores, assessor.labels, goal, args.seed, args.threshold))
         if nxt.size == 0:
             print("every item is labeled")
             break
@@ -175,5 +182,10 @@ def cmd_label(args, ask=input):
         print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
     print(f"  overall (size-weighted): {acc['overall']:.3f}")
     if goal != "accuracy":
-        ap = _fitted(scores, assessor.labels, args.seed).average_precision()
+        res = _fitted(scores, assessor.labels, args.seed)
+        ap = res.average_precision()
         print(f"average precision of the scores (spe.fit): {ap.value:.3f} [{ap.lower:.3f}, {ap.upper:.3f}]")
+        if goal == "threshold":
+            at = res.metrics_at(args.threshold)
+            print("at threshold {:g} (spe.fit): ".format(args.threshold) + ", ".join(
+                f"{k} {at[k].value:.3f} [{at[k].lower:.3f}, {at[k].upper:.3f}]" for k in ("precision", "recall")))

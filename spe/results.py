@@ -195,17 +195,21 @@ class SPEResult:
         return R.best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
 
     # ---- what to label next (see spe.suggest) -----------------------------------------
-    def label_values(self, target="pr") -> np.ndarray:
+    def label_values(self, target="pr", threshold=None) -> np.ndarray:
         """(N,) expected reduction of ``target``'s posterior variance from labeling each item
-        (``"pr"``, ``"ap"``, ``"auroc"``, ``"max_f1"``, ``"prevalence"``; 0 if labeled)."""
+        (``"pr"``, ``"ap"``, ``"auroc"``, ``"max_f1"``, ``"prevalence"``, or ``"threshold"``
+        with ``threshold=t``: precision and recall when predicting positive at score >= t;
+        0 if labeled)."""
         self.data.require_items("label_values / suggest_labels (which items to label)")
-        return S.label_values(self._sweep_of("sample"), self.weights, self.positive_counts, self.data, target)
+        return S.label_values(self._sweep_of("sample"), self.weights, self.positive_counts, self.data, target,
+                              threshold)
 
-    def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None) -> np.ndarray:
+    def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None,
+                       threshold=None) -> np.ndarray:
         """Indices of ``k`` unlabeled items to label next (see :func:`spe.suggest.suggest`);
-        ``seed=None`` uses the fit's seed."""
+        ``seed=None`` uses the fit's seed; ``threshold`` with ``target="threshold"``."""
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
-        return S.suggest(self.label_values(target), self.data, k, random_share, rng)
+        return S.suggest(self.label_values(target, threshold), self.data, k, random_share, rng)
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import curves as C
 from . import sweeps as SW
+from .thresholds import check_thresholds, rates_at
 
 TARGETS = {
     "pr": lambda sweep: SW.sample_precision_at_recall(sweep, C.DEFAULT_RECALL_GRID),
@@ -29,6 +30,9 @@ TARGETS = {
     "max_f1": SW.sample_max_f1,
     "prevalence": lambda sweep: sweep.n_pos / sweep.n_items,
 }
+#: Precision and recall when predicting positive at score >= ``threshold`` (a decision
+#: already taken: which labels make its performance certain).
+THRESHOLD_TARGET = "threshold"
 
 
 #: Share of suggested items drawn at random (see :meth:`~spe.results.SPEResult.suggest_labels`).
@@ -41,10 +45,23 @@ def check_share(share) -> float:
     return float(share)
 
 
-def check_target(target) -> str:
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {target!r}")
+def check_target(target, threshold=None) -> str:
+    if target not in TARGETS and target != THRESHOLD_TARGET:
+        names = ", ".join(map(repr, [*TARGETS, THRESHOLD_TARGET]))
+        raise ValueError(f"target must be one of {names}, got {target!r}")
+    if (target == THRESHOLD_TARGET) != (threshold is not None):
+        raise ValueError("target='threshold' needs threshold= (the score at which items are predicted "
+                         "positive), and threshold= needs target='threshold'")
     return target
+
+
+def target_values(target, sweep, group_thresholds, threshold=None) -> np.ndarray:
+    """(M,) or (M, K) draws of the target quantity."""
+    if check_target(target, threshold) == THRESHOLD_TARGET:
+        t = float(check_thresholds(threshold)[0])
+        at = rates_at(sweep, group_thresholds, t)
+        return np.column_stack([at["precision"], at["recall"]])
+    return TARGETS[target](sweep)
 
 
 def variance_reduction(values, weights, share_positive) -> np.ndarray:
@@ -97,10 +114,10 @@ def _best_items(item_value, group, candidates, k, rng) -> np.ndarray:
     return order[chosen]
 
 
-def label_values(sweep, weights, positive_counts, data, target) -> np.ndarray:
+def label_values(sweep, weights, positive_counts, data, target, threshold=None) -> np.ndarray:
     """(N,) expected variance reduction of ``target`` per item, from one set of label draws
     (``sweep`` of ``positive_counts``); labeled items get 0."""
-    values = TARGETS[check_target(target)](sweep)
+    values = target_values(target, sweep, data.threshold, threshold)
     per_group = variance_reduction(values, weights, unlabeled_share(positive_counts, data))
     return np.where(data.is_labeled, 0.0, per_group[data.group])
 

@@ -425,3 +425,32 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
                                       "--score-col", "score", "--pred-col", "pred", "--prior", "spe"])
     with pytest.raises(ValueError, match="--prior spe needs binary labels"):
         cmd_label(args, ask=lambda p: "q")
+
+
+def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(tmp_path, capsys):
+    from spe.cli import cmd_label
+
+    rng = np.random.default_rng(4)
+    y = rng.random(200) < 0.3
+    s = np.where(y, rng.normal(2, 1, 200), rng.normal(0, 1, 200))
+    path = tmp_path / "items.csv"
+    path.write_text("score,truth,pred\n" + "".join(f"{v:.5f},{int(t) if i < 8 else ''},{int(v >= 1)}\n"
+                                                  for i, (v, t) in enumerate(zip(s, y))))
+    asked = []
+
+    def ask(prompt):
+        if len(asked) == 2:
+            return "q"
+        asked.append(int(prompt.split()[1]))
+        return "1" if y[asked[-1]] else "0"
+
+    argv = ["label", str(path), "--state", str(tmp_path / "s.json"), "--score-col", "score",
+            "--label-col", "truth", "--goal", "threshold"]
+    cmd_label(build_parser().parse_args(argv + ["--threshold", "1.0"]), ask=ask)
+    assert "at threshold 1 (spe.fit): precision" in capsys.readouterr().out
+    labels = np.where(np.arange(200) < 8, y, np.nan)
+    res = spe.fit(s.round(5), labels, seed=0, progress=False)
+    assert asked[0] == res.suggest_labels(1, target="threshold", threshold=1.0)[0]
+    with pytest.raises(ValueError, match="--goal threshold needs --threshold"):
+        cmd_label(build_parser().parse_args(argv[:3] + ["x.json"] + argv[4:] + ["--pred-col", "pred"]),
+                  ask=lambda p: "q")

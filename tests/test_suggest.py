@@ -73,7 +73,35 @@ def test_suggest_labels_targets_the_uncertain_middle(res):
     (lambda r: r.suggest_labels(3, target="f1"), "target must be one of"),
     (lambda r: r.suggest_labels(10_000), "unlabeled"),
     (lambda r: r.suggest_labels(5, random_share=1.5), "random_share must be"),
+    (lambda r: r.suggest_labels(5, target="threshold"), "needs threshold="),
+    (lambda r: r.suggest_labels(5, threshold=1.0), "needs target='threshold'"),
 ])
 def test_suggest_labels_rejects_bad_arguments(res, call, match):
     with pytest.raises(ValueError, match=match):
         call(res)
+
+
+def test_threshold_target_asks_about_items_near_the_decision(res):
+    """Precision and recall at t change only through items whose label the draws disagree
+    on; the picked items sit nearer t than the unlabeled items do on average."""
+    t = 1.0
+    values = res.label_values("threshold", threshold=t)
+    assert values.shape == (800,) and np.all(values[res.data.is_labeled] == 0) and values.max() > 0
+    picked = res.suggest_labels(10, target="threshold", threshold=t, random_share=0.0)
+    s = res.data.scores
+    unl = ~res.data.is_labeled
+    assert np.median(np.abs(s[picked] - t)) < np.median(np.abs(s[unl] - t))
+    # the closed form equals the conditional-mean form for this two-column target
+    from spe.suggest import target_values, unlabeled_share, variance_reduction
+
+    sweep = res._sweep_of("sample")
+    q = target_values("threshold", sweep, res.data.threshold, t)
+    share = unlabeled_share(res.positive_counts, res.data)
+    g = int(res.data.group[picked[0]])
+    w = res.weights
+    a = share[:, g]
+    p = w @ a
+    mean_if_pos = (w * a) @ q / p
+    mean_if_neg = (w * (1 - a)) @ q / (1 - p)
+    direct = p * np.sum((mean_if_pos - w @ q) ** 2) + (1 - p) * np.sum((mean_if_neg - w @ q) ** 2)
+    assert variance_reduction(q, w, share)[g] == pytest.approx(direct, rel=1e-9)
