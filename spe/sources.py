@@ -73,7 +73,9 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     columns = [score_col] + ([label_col] if label_col else [])
     out = ScoreCounts.empty(max_keys)
     rows = 0
-    for batch in dataset.to_batches(columns=columns, batch_size=int(batch_rows)):
+    # read ahead one batch and one file only: memory stays at a batch, not a file's worth
+    for batch in dataset.to_batches(columns=columns, batch_size=int(batch_rows), batch_readahead=1,
+                                    fragment_readahead=1):
         scores = batch.column(0)
         if scores.null_count:
             raise ValueError(f"column {score_col!r} has {scores.null_count} missing score(s) in rows "
