@@ -185,12 +185,11 @@ def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
             raise ValueError("with ScoreCounts the labels are counted with the scores: pass them to "
                              "count_scores / read_parquet / count_dask, not to fit")
         counts = scores
-        span = np.array([counts.minimum, counts.maximum]) if counts.n_items else np.empty(0)
-        if span.size == 0:
+        if counts.n_items == 0:
             raise ValueError("the score counts are empty: no scores were read")
         if not higher_is_positive:
-            counts = counts.reversed_scores(looks_like_probabilities(span))
-            span = np.array([counts.minimum, counts.maximum])
+            counts = counts.reversed_scores(looks_like_probabilities([counts.minimum, counts.maximum]))
+        span = np.array([counts.minimum, counts.maximum])
         check_orientation(counts.labeled_scores, counts.labeled_labels)
         return span, lambda **kw: prepare_counts(counts, **kw)
     s = as_scores(scores)

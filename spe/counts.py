@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .scores import as_labels
+
 #: Keys kept before scores are binned (then ~32 MiB of counts).
 DEFAULT_MAX_KEYS = 1 << 20
 _MANTISSA_BITS = 52
@@ -96,20 +98,12 @@ class ScoreCounts:
         if labels is None:
             ls, ll = np.empty(0), np.empty(0)
         else:
-            y = np.asarray(labels, dtype=np.float64).ravel()
-            if y.shape != s.shape:
-                raise ValueError(f"labels has {y.size} values but scores has {s.size} in this chunk")
+            y = as_labels(np.asarray(labels, dtype=np.float64).ravel(), s.size)
             known = ~np.isnan(y)
-            bad = known & (y != 0) & (y != 1)
-            if bad.any():
-                raise ValueError(f"labels must be 0, 1 or NaN (unlabeled); found {np.unique(y[bad])[:5].tolist()}")
             ls, ll = s[known], y[known]
-        if bits is None:
-            return out._with(*_reduce_sorted(np.sort(s)), None, ls, ll)._fitted_to_cap()
-        order = np.argsort(s)
-        s = s[order]
+        s = np.sort(s)
         merged = _combine_equal_keys(quantize(s, bits), np.ones(s.size, np.int64), s, s, s)
-        return out._with(*merged, int(bits), ls, ll)._fitted_to_cap()
+        return out._with(*merged, None if bits is None else int(bits), ls, ll)._fitted_to_cap()
 
     def merge(self, other: "ScoreCounts") -> "ScoreCounts":
         """The reduction of both chunks."""
@@ -213,20 +207,6 @@ def _coarser(a, b):
 
 def _n_distinct_sorted(v) -> int:
     return int(v.size and 1 + np.count_nonzero(v[1:] != v[:-1]))
-
-
-def _reduce_sorted(s):
-    """(keys, count, total, low, high) of sorted scores, one key per distinct score."""
-    if s.size == 0:
-        z = np.empty(0)
-        return z, np.empty(0, np.int64), z, z, z
-    new = np.empty(s.size, dtype=bool)
-    new[0] = True
-    np.not_equal(s[1:], s[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    keys = s[starts]
-    count = np.diff(np.append(starts, s.size)).astype(np.int64)
-    return keys, count, keys * count, keys.copy(), keys.copy()
 
 
 def _combine_equal_keys(keys, count, total, low, high):

@@ -338,6 +338,30 @@ def test_fit_with_probability_columns_is_multiclass(tmp_path, capsys):
     assert main(argv) == 2 and "'lion' is neither a class index" in capsys.readouterr().err
 
 
+def _oracle(y, n_questions, asked):
+    """An ``ask`` that answers the true label of the item in each prompt, recording it in
+    ``asked``, and quits after ``n_questions`` answers."""
+    def ask(prompt):
+        if len(asked) == n_questions:
+            return "q"
+        asked.append(int(prompt.split()[1]))
+        return "1" if y[asked[-1]] else "0"
+
+    return ask
+
+
+def _refuses_class_names(tmp_path, options, match):
+    """``spe label`` with class-name predictions and ``options`` raises ``match``."""
+    from spe.cli import cmd_label
+
+    classes = tmp_path / "cls.csv"
+    classes.write_text("score,pred\n0.1,cat\n0.9,dog\n0.5,cat\n")
+    args = build_parser().parse_args(["label", str(classes), "--state", str(tmp_path / "c.json"),
+                                      "--score-col", "score", "--pred-col", "pred", *options])
+    with pytest.raises(ValueError, match=match):
+        cmd_label(args, ask=lambda p: "q")
+
+
 def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
     from spe.cli import cmd_label
 
@@ -349,14 +373,7 @@ def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
                                              for i, (v, t) in enumerate(zip(s, y))))
     state = tmp_path / "s.json"
     asked = []
-
-    def ask(prompt):
-        if len(asked) == 3:
-            return "q"
-        item = int(prompt.split()[1])
-        asked.append(item)
-        return "1" if y[item] else "0"
-
+    ask = _oracle(y, 3, asked)
     args = build_parser().parse_args(["label", str(path), "--state", str(state), "--score-col", "score",
                                       "--threshold", "1.0", "--label-col", "truth", "--goal", "pr"])
     cmd_label(args, ask=ask)
@@ -366,12 +383,7 @@ def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
         assert item == res.suggest_labels(1, target="pr")[0]
         labels[item] = y[item]
     assert len(json.loads(state.read_text())["labels"]) == 11
-    classes = tmp_path / "cls.csv"
-    classes.write_text("score,pred\n0.1,cat\n0.9,dog\n")
-    args = build_parser().parse_args(["label", str(classes), "--state", str(tmp_path / "c.json"),
-                                      "--score-col", "score", "--pred-col", "pred", "--goal", "ap"])
-    with pytest.raises(ValueError, match="--goal ap needs binary labels"):
-        cmd_label(args, ask=lambda p: "q")
+    _refuses_class_names(tmp_path, ["--goal", "ap"], "--goal ap needs binary labels")
 
 
 def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_path, capsys):
@@ -419,12 +431,7 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
         session.update(0, "0" if saved["labels"][0][1] == "1" else "1")
     with pytest.raises(ValueError, match="never given"):
         session.set_prior(prior, included=[299])
-    classes = tmp_path / "cls.csv"
-    classes.write_text("score,pred\n0.1,cat\n0.9,dog\n0.5,cat\n")
-    args = build_parser().parse_args(["label", str(classes), "--state", str(tmp_path / "c.json"),
-                                      "--score-col", "score", "--pred-col", "pred", "--prior", "spe"])
-    with pytest.raises(ValueError, match="--prior spe needs binary labels"):
-        cmd_label(args, ask=lambda p: "q")
+    _refuses_class_names(tmp_path, ["--prior", "spe"], "--prior spe needs binary labels")
 
 
 def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(tmp_path, capsys):
@@ -437,13 +444,7 @@ def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(
     path.write_text("score,truth,pred\n" + "".join(f"{v:.5f},{int(t) if i < 8 else ''},{int(v >= 1)}\n"
                                                   for i, (v, t) in enumerate(zip(s, y))))
     asked = []
-
-    def ask(prompt):
-        if len(asked) == 2:
-            return "q"
-        asked.append(int(prompt.split()[1]))
-        return "1" if y[asked[-1]] else "0"
-
+    ask = _oracle(y, 2, asked)
     argv = ["label", str(path), "--state", str(tmp_path / "s.json"), "--score-col", "score",
             "--label-col", "truth", "--goal", "threshold"]
     cmd_label(build_parser().parse_args(argv + ["--threshold", "1.0"]), ask=ask)
