@@ -18,7 +18,13 @@ def draw_positive_counts(group_prob, data: ScoreData, rng) -> np.ndarray:
     """(M, G) integer array: positives per group under each draw of ``group_prob`` (M, G)."""
     group_prob = np.atleast_2d(group_prob)
     out = np.broadcast_to(data.n_pos, group_prob.shape).astype(np.int64)
-    unl = np.flatnonzero(data.n_unlabeled > 0)
-    if unl.size:
-        out[:, unl] += rng.binomial(data.n_unlabeled[unl], np.clip(group_prob[:, unl], 0.0, 1.0))
+    prob = np.clip(group_prob, 0.0, 1.0)
+    # One unlabeled item (every group of distinct scores): a uniform is ~5x cheaper than
+    # numpy's general binomial sampler, and the same Bernoulli law.
+    single = np.flatnonzero(data.n_unlabeled == 1)
+    if single.size:
+        out[:, single] += rng.random((prob.shape[0], single.size)) < prob[:, single]
+    several = np.flatnonzero(data.n_unlabeled > 1)
+    if several.size:
+        out[:, several] += rng.binomial(data.n_unlabeled[several], prob[:, several])
     return out

@@ -23,7 +23,9 @@ import numpy as np
 
 from .frame import ScoreFrame
 
-DEFAULT_MAX_GROUPS = 10_000
+#: Bins hold at most 1/2,500 of the items and of the range (mass and width bins, half each):
+#: finer than any threshold a user picks, and the label draws of the curves cost draws x groups.
+DEFAULT_MAX_GROUPS = 5_000
 
 
 def as_score_array(scores, name="scores") -> np.ndarray:
