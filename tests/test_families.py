@@ -137,6 +137,17 @@ def test_log_diff_ndtr_is_accurate_in_both_tails():
     np.testing.assert_allclose(log_diff_ndtr(a, b), ref, rtol=1e-9)
 
 
+def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
+    from scipy import special
+
+    from spe.open_scale_families import _log_ndtr
+
+    x = np.concatenate([np.linspace(-60.0, 40.0, 20001), [-5.0, -5.0 - 1e-12]])
+    np.testing.assert_allclose(_log_ndtr(x), special.log_ndtr(x), rtol=1e-12, atol=1e-14)
+    assert _log_ndtr(np.float64(-50.0)) == special.log_ndtr(-50.0)  # 0-d input
+    assert _log_ndtr(x[None, :]).shape == (1, x.size)
+
+
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_initial_guess_is_finite_and_inside_bounds(name):
     fam = FAMILIES[name]
