@@ -11,6 +11,7 @@ import numpy as np
 from .calibration_maps import fit_calibration_map
 from .curves import check_n_draws
 from .fitting import FitError, candidate_pairs
+from .label_check import warn_if_contradicted
 from .label_posterior import combine
 from .mixture import fit_mixture
 from .posterior import DEFAULT_PROPOSAL, PROPOSALS
@@ -165,7 +166,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
-    mix_seed, platt_seed, pool_seed, label_seed, export_seed = child_seeds(seed, 5)
+    mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
             data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=prior,
@@ -175,7 +176,9 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
                          rng=np.random.default_rng(pool_seed), method=stacking)
         bar.update()
-    return SPEResult(data, pooled, label_seed, export_seed, errors)
+    result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed)
+    warn_if_contradicted(result.label_checks, result.model_weights)
+    return result
 
 
 def _scores_and_builder(scores, labels, higher_is_positive, positive_label):

@@ -19,6 +19,7 @@ from . import thresholds as R
 from .calibration import calibrate, item_probabilities
 from .export import export_draws
 from .kinds import check_kind
+from .label_check import check_labels
 from .label_posterior import LabelPosterior, systematic_resample
 from .labels import draw_positive_counts
 from .result_methods import metric_method as _metric
@@ -45,11 +46,12 @@ class SPEResult:
     """
 
     def __init__(self, data: ScoreData, label_posterior: LabelPosterior, label_seed, export_seed=0,
-                 errors=None):
+                 errors=None, check_seed=0):
         self.data = data
         self.label_posterior = label_posterior
         self._label_seed = label_seed
         self._export_seed = export_seed
+        self._check_seed = check_seed
         self._sweeps = {}  # kind -> Sweep, built once
         #: score models that could not be fitted, with the reason (excluded from the pool)
         self.errors = dict(errors or {})
@@ -85,6 +87,17 @@ class SPEResult:
     @property
     def weights(self) -> np.ndarray:
         return self.label_posterior.weights
+
+    @cached_property
+    def label_checks(self) -> dict:
+        """Per score model, a posterior predictive check of the labeled items: observed
+        positives against the model's predictive interval (:mod:`spe.label_check`).
+        Empty without labels."""
+        if self.data.n_labeled == 0:
+            return {}
+        rng = np.random.default_rng(self._check_seed)
+        return {name: check_labels(fit, self.data.labeled_scores, self.data.labeled_labels, rng)
+                for name, fit in self.fits.items()}
 
     # ---- label draws and sweeps (cached) -----------------------------------------------
     @cached_property
