@@ -79,13 +79,24 @@ def equal_mass_bins(z, counts, n_bins):
     return idx
 
 
-def measure(marginal_cdf, z, counts, n_params: int) -> Misfit:
+def measure(marginal_cdf, z, counts, n_params: int, censored=None) -> Misfit:
     """Misfit of a fitted marginal (``marginal_cdf(z)`` on unit scores) to grouped scores.
 
-    ``z`` are ascending group scores and ``counts`` the items per group.
+    ``z`` are ascending group scores and ``counts`` the items per group; ``censored``
+    (-1 / 0 / +1 per group) marks groups that only say "at or beyond the clip".
     """
     z = np.asarray(z, float)
     counts = np.asarray(counts, float)
+    if censored is not None and np.any(censored):
+        # All items beyond a clip are one outcome, whose expected mass is the model's tail:
+        # one group at the outermost score, so its bin reaches the end of the frame.
+        censored = np.asarray(censored)
+        z = np.where(censored == 1, z[censored == 1].max(initial=-np.inf), z)
+        z = np.where(censored == -1, z[censored == -1].min(initial=np.inf), z)
+    # Groups sharing a score (censored ones, and items just inside the clip) are one group
+    # here, or the bin between them would have zero width and no expected mass.
+    z, where = np.unique(z, return_inverse=True)
+    counts = np.bincount(where, weights=counts, minlength=z.size)
     n = float(counts.sum())
     bins = equal_mass_bins(z, counts, n_bins_for(int(n)))
     n_bins = int(bins.max()) + 1

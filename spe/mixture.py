@@ -111,7 +111,7 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
     bar.set_postfix_str("mixture: fitting family pairs")
     best, rows = select_families(data, pairs, prior=prior, search_data=search, on_pair=bar.update)
     misfit = M.measure(lambda z: best.model.marginal_cdf(best.theta, z), data.z, data.n_total,
-                       best.model.n_params)
+                       best.model.n_params, data.censored)
     if coarsen and misfit.zeta < 1.0:
         coarse = best.model.coarsened(misfit.zeta)
         # The plain MAP, and the starts that do not lean on the unlabeled shape.

@@ -139,6 +139,26 @@ def test_misfit_is_zero_under_the_model_and_large_under_a_wrong_one():
     assert "does not fit" in wrong.verdict()
 
 
+def test_misfit_counts_censored_mass_as_the_models_tail():
+    # Scores clipped at both ends (as probabilities at the logit clip are): the items beyond
+    # a clip are one outcome whatever their rounding, and items just inside share its score.
+    rng = np.random.default_rng(5)
+    zero = 0
+    for rep in range(20):
+        x = np.sort(rng.normal(0.5, 0.2, 3000))
+        low, high = x < 0.2, x > 0.8
+        z = np.clip(x, 0.2, 0.8)
+        z[high] += rng.choice([0.0, 1e-15], high.sum())  # two censored groups a rounding apart
+        inside = np.flatnonzero(~low & ~high)
+        z[inside[-3:]] = z[high].min()  # items just inside the clip, at its score
+        censored = np.where(high, 1, np.where(low, -1, 0))
+        order = np.lexsort((censored, z))
+        m = misfit.measure(lambda t: stats.norm.cdf(t, 0.5, 0.2), z[order], np.ones(z.size), n_params=0,
+                           censored=censored[order])
+        zero += m.zeta == 1.0
+    assert zero >= 17
+
+
 def test_loo_weights_follow_predictive_accuracy():
     rng = np.random.default_rng(5)
     y = (rng.random(30) < 0.5).astype(float)
