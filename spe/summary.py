@@ -36,7 +36,9 @@ def summarize(res, level=0.9) -> Summary:
     level = C.check_level(level)
     d = res.data
     metrics = [res.prevalence(level), res.average_precision(level), res.auroc(level), res.max_f1(level)]
-    models = {k: f.describe() for k, f in res.fits.items()}
+    checks = res.label_checks
+    models = {k: f.describe() | ({"label_check": checks[k].as_dict()} if k in checks else {})
+              for k, f in res.fits.items()}
     n_pairs = len(res.fits["mixture"].selection) if "mixture" in res.fits else 0
     lines = [
         "SPE: semisupervised performance evaluation",
@@ -46,14 +48,11 @@ def summarize(res, level=0.9) -> Summary:
         + ("exact compression" if d.exact else f"scores pooled into {d.n_groups} fine bins"),
         "  score models (weight; " + res.label_posterior.weighting + "):",
     ]
-    checks = res.label_checks
     for name, info in models.items():
         lines.append(f"    {name:8s} {res.model_weights[name]:.3f}  {info['model']}")
         lines += ["             " + line for line in describe_lines(name, info, n_pairs)]
         if name in checks:
             lines.append("             " + checks[name].describe())
-            info = info | {"label_check": checks[name].as_dict()}
-            models[name] = info
     lines += [f"    {name:8s} not fitted: {why}" for name, why in res.errors.items()]
     lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {res.n_draws} draws:")
     lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
