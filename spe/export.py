@@ -36,11 +36,12 @@ def inference_data(fit, labeled_scores, labels, draw_index, log_weight=None):
 def export_draws(fit, data, resampled=None):
     """InferenceData of one score model of a fit on ``data`` (a :class:`~spe.scores.ScoreData`).
 
-    emcee draws keep their chains; importance draws are exported as ``resampled`` (indices
+    emcee draws keep their chains; weighted draws (importance sampling, or a chain on
+    pooled scores reweighted to the exact ones) are exported as ``resampled`` (indices
     resampled by weight) or, when None, raw with their ``log_weight``.
     """
     chains = fit.chain_index()
-    if chains is not None:
+    if chains is not None and np.ptp(fit.weights) == 0:
         index, log_weight = chains, None  # equal weights: nothing to resample
     elif resampled is None:
         index, log_weight = np.arange(fit.n_draws), np.log(fit.weights)

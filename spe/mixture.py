@@ -121,6 +121,6 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
     bar.update()
     bar.set_postfix_str("mixture: sampling the posterior")
     posterior = sample_posterior(best, data, n_draws=n_draws, rng=rng, inference=inference,
-                                 proposal=proposal)
+                                 proposal=proposal, pooled_data=search)
     bar.update()
     return MixtureFit(data=data, map_fit=best, selection=rows, posterior=posterior, misfit=misfit)

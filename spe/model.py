@@ -190,19 +190,22 @@ class MixtureModel:
         pi = theta[:, 0]
         with np.errstate(divide="ignore"):
             log_pi, log_1mpi = np.log(pi), np.log1p(-pi)
-        total = data.n_pos.sum() * log_pi + data.n_neg.sum() * log_1mpi
-        unl = data.n_unlabeled > 0
-        neg = data.n_neg > 0
-        pos = data.n_pos > 0
+        lay = data.count_layout
+        total = lay.n_pos.sum() * log_pi + lay.n_neg.sum() * log_1mpi
         lf0, lf1 = self.component_logpdfs(theta, data.z, data.censored)
         with np.errstate(invalid="ignore"):
-            if unl.any():
-                mix = np.logaddexp(log_1mpi[:, None] + lf0[:, unl], log_pi[:, None] + lf1[:, unl])
-                total = total + self.unlabeled_power * (mix @ data.n_unlabeled[unl])
-            if neg.any():
-                total = total + lf0[:, neg] @ data.n_neg[neg]
-            if pos.any():
-                total = total + lf1[:, pos] @ data.n_pos[pos]
+            if lay.neg.size:
+                total = total + lf0[:, lay.neg] @ lay.n_neg
+            if lay.pos.size:
+                total = total + lf1[:, lay.pos] @ lay.n_pos
+            if lay.n_unlabeled.size:
+                if lay.unlabeled is not None:
+                    lf0, lf1 = lf0[:, lay.unlabeled], lf1[:, lay.unlabeled]
+                # in place: the component densities are not needed after this
+                lf0 += log_1mpi[:, None]
+                lf1 += log_pi[:, None]
+                mix = np.logaddexp(lf0, lf1, out=lf0)
+                total = total + self.unlabeled_power * (mix @ lay.n_unlabeled)
         return np.where(np.isnan(total), -np.inf, total)
 
     def log_posterior(self, theta, data: ScoreData, *, oriented=True):

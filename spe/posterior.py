@@ -52,7 +52,8 @@ class Posterior:
     u : (M, d) the same draws in the unconstrained space.
     weights : (M,) normalised weights (all equal for MCMC draws).
     method : ``"importance sampling"`` or ``"emcee"``.
-    khat : Pareto k-hat of the importance weights (NaN for emcee).
+    khat : Pareto k-hat of the importance weights (NaN for plain emcee draws; for a chain
+        on pooled scores, that of its reweighting to the exact ones).
     ess : effective sample size.
     proposal : proposal name for importance sampling.
     adaptations : proposals adapted to the weighted draws after the first (see
@@ -332,9 +333,34 @@ def _run_sampler(sampler, model, start, n_draws, burn, thin, n_walkers, d, progr
     )
 
 
+def reweighted_chain(fit: MapFit, data: ScoreData, pooled_data: ScoreData, n_draws, rng, *, progress=False,
+                     start_from: Posterior | None = None) -> Posterior:
+    """emcee on the pooled scores, importance-weighted to the posterior of the exact ones.
+
+    The pooled posterior is a few times cheaper to evaluate and close to the exact one, so
+    it is a good proposal: the weights exact / pooled are Pareto-smoothed and their k-hat
+    (``khat``) says whether the correction can be trusted.
+    """
+    post = run_emcee(fit, pooled_data, n_draws, rng, progress=progress, start_from=start_from)
+    exact = _log_density_inside(fit.model, data)(post.u)
+    approx = _log_density_inside(fit.model, pooled_data)(post.u)
+    ok = np.isfinite(exact) & np.isfinite(approx)
+    log_w, khat = psis(np.where(ok, exact - np.where(ok, approx, 0.0), -np.inf))
+    post.weights = np.exp(log_w)
+    post.khat = float(khat)
+    post.ess = float(post.ess / post.n_draws / np.sum(post.weights**2))
+    post.proposal = "chain on pooled scores, reweighted"
+    return post
+
+
 def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="auto",
-                     proposal=DEFAULT_PROPOSAL, progress=False) -> Posterior:
-    """Draw from the posterior by importance sampling, emcee, or IS with emcee fallback."""
+                     proposal=DEFAULT_PROPOSAL, progress=False, pooled_data: ScoreData | None = None) -> Posterior:
+    """Draw from the posterior by importance sampling, emcee, or IS with emcee fallback.
+
+    ``pooled_data``: a pooled copy of ``data`` (:func:`spe.scores.pooled`); when given, the
+    fallback chain runs on it and is reweighted to ``data`` (:func:`reweighted_chain`),
+    and runs on ``data`` itself only if that correction is unreliable.
+    """
     if inference not in ("auto", "is", "emcee"):
         raise ValueError(f"inference must be 'auto', 'is' or 'emcee', got {inference!r}")
     if inference == "emcee":
@@ -351,6 +377,11 @@ def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="a
     )
     if not fall_back:
         return post
+    if pooled_data is not None and pooled_data is not data:
+        fast = reweighted_chain(fit, data, pooled_data, n_draws, rng, progress=progress, start_from=post)
+        if fast.khat <= KHAT_THRESHOLD:
+            fast.importance_khat = post.khat
+            return fast
     fallback = run_emcee(fit, data, n_draws, rng, progress=progress, start_from=post)
     fallback.importance_khat = post.khat
     return fallback

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -236,10 +237,38 @@ class ScoreData:
     def n_total(self) -> np.ndarray:
         return self.n_unlabeled + self.n_neg + self.n_pos
 
+    @cached_property
+    def count_layout(self) -> "CountLayout":
+        """Where the unlabeled, negative and positive counts are nonzero (computed once:
+        the log likelihood is evaluated thousands of times on the same data)."""
+        return CountLayout.of(self.n_unlabeled, self.n_neg, self.n_pos)
+
     @property
     def is_labeled(self) -> np.ndarray:
         self.require_items("a per-item mask of labeled items")
         return ~np.isnan(self.labels)
+
+
+@dataclass(frozen=True)
+class CountLayout:
+    """Groups holding unlabeled, negative and positive items, with those counts.
+
+    ``unlabeled`` is None when every group holds unlabeled items (no indexing needed).
+    """
+
+    unlabeled: np.ndarray | None
+    n_unlabeled: np.ndarray
+    neg: np.ndarray
+    n_neg: np.ndarray
+    pos: np.ndarray
+    n_pos: np.ndarray
+
+    @classmethod
+    def of(cls, n_unlabeled, n_neg, n_pos) -> "CountLayout":
+        unl, neg, pos = (np.flatnonzero(n > 0) for n in (n_unlabeled, n_neg, n_pos))
+        every = unl.size == n_unlabeled.size
+        return cls(None if every else unl, n_unlabeled[unl].astype(float), neg, n_neg[neg].astype(float),
+                   pos, n_pos[pos].astype(float))
 
 
 def _pool(unique_z, counts, max_groups):

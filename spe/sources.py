@@ -73,9 +73,10 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     columns = [score_col] + ([label_col] if label_col else [])
     out = ScoreCounts.empty(max_keys)
     rows = 0
-    # read ahead one batch and one file only: memory stays at a batch, not a file's worth
+    # One thread, no read-ahead: the reduction is slower than reading, and a threaded
+    # scanner queues decoded batches ahead of it (1.7 GiB peak at 10^8 rows, 0.7 without).
     for batch in dataset.to_batches(columns=columns, batch_size=int(batch_rows), batch_readahead=1,
-                                    fragment_readahead=1):
+                                    fragment_readahead=1, use_threads=False):
         scores = batch.column(0)
         if scores.null_count:
             raise ValueError(f"column {score_col!r} has {scores.null_count} missing score(s) in rows "

@@ -134,3 +134,19 @@ def test_map_searched_on_pooled_scores_is_the_exact_map(seed):
     assert fast.log_posterior == pytest.approx(exact.log_posterior, abs=1e-3)
     np.testing.assert_allclose(fast.theta, exact.theta, rtol=1e-2, atol=1e-3)
     assert fast.starts[-1].polished
+
+
+def test_screened_multistart_finds_the_map_of_full_runs_and_marks_the_rest(monkeypatch):
+    import spe.fitting as fitting_mod
+
+    model, screened, data = _fit_case(*CASES[2], seed=4)
+    monkeypatch.setattr(fitting_mod, "SCREEN_KEEP", 100)  # every start run to the end
+    full = fit_map(model, data)
+    assert screened.log_posterior == pytest.approx(full.log_posterior, abs=1e-3)
+    out = [s for s in screened.starts if s.screened_out]
+    finished = {s.label for s in screened.starts if not s.screened_out}
+    assert out and len(out) + len(finished) == len({s.label for s in full.starts})
+    assert len(finished) <= fitting_mod.SCREEN_KEEP + 1
+    assert all(s.n_iter <= fitting_mod.SCREEN_ITERATIONS and "screened out" in s.message for s in out)
+    assert not any(s.screened_out for s in full.starts)
+    assert np.isfinite(screened.start_spread)

@@ -76,3 +76,37 @@ def test_prob_positive_is_bayes_rule():
     f1 = np.exp(model.pos.logpdf(z, (0.7, 0.1)))
     want = 0.25 * f1 / (0.25 * f1 + 0.75 * f0)
     np.testing.assert_allclose(model.prob_positive(theta, z)[0], want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("labeled_alone", [False, True])
+def test_compressed_likelihood_with_fully_labeled_groups_and_censored_edges(labeled_alone):
+    """Every group holding unlabeled items (not indexed) or some only labeled ones
+    (indexed) give the per-item sum; censored edge groups enter through their cdf / sf."""
+    from spe.scores import CountLayout
+
+    rng = np.random.default_rng(2)
+    unlabeled = np.r_[np.zeros(40), np.round(rng.beta(2, 3, 400), 3), np.ones(30)]
+    # labeled items at scores of their own, or at scores that unlabeled items share
+    labeled = rng.uniform(0.01, 0.99, 30) if labeled_alone else rng.choice(unlabeled, 30)
+    s = np.r_[unlabeled, labeled]
+    y = np.r_[np.full(unlabeled.size, np.nan), (rng.random(30) < labeled).astype(float)]
+    data = prepare(s, y, transform="logit")
+    lay = data.count_layout
+    assert isinstance(lay, CountLayout) and lay.n_unlabeled.sum() == unlabeled.size
+    assert (lay.unlabeled is not None) == labeled_alone
+    model = MixtureModel(get_component("normal"), get_component("skewnorm"))
+    theta = np.array([[0.4, 0.3, 0.2, 0.6, 0.25, 1.5]])
+    z = data.z[data.group]
+    cens = data.censored[data.group]
+    pi, p0, p1 = model.split(theta)
+    lf = []
+    for comp, p in ((model.neg, p0), (model.pos, p1)):
+        v = comp.logpdf(z, p)[0]
+        v[cens == -1] = comp.logcdf(z[cens == -1], p)[0]
+        v[cens == 1] = comp.logsf(z[cens == 1], p)[0]
+        lf.append(v)
+    pi = pi[0, 0]
+    per_item = np.where(np.isnan(y), np.logaddexp(np.log1p(-pi) + lf[0], np.log(pi) + lf[1]),
+                        np.where(y == 1, np.log(pi) + lf[1], np.log1p(-pi) + lf[0]))
+    assert np.any(cens != 0)
+    assert model.log_likelihood(theta, data)[0] == pytest.approx(per_item.sum(), rel=1e-10)

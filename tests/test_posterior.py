@@ -149,3 +149,50 @@ def test_emcee_fallback_starts_from_the_importance_draws(monkeypatch):
         post = sample_posterior(fit, data, n_draws=300, rng=np.random.default_rng(0))
     assert post.method == "emcee" and seen["start_from"] is not None
     assert post.chains.shape[1] >= 32
+
+
+def test_chain_on_pooled_scores_reweighted_agrees_with_emcee_on_exact_scores():
+    """The fallback chain runs on pooled scores and is importance-weighted to the exact
+    posterior: same posterior as emcee on the exact scores, within Monte Carlo error."""
+    from spe.posterior import reweighted_chain
+    from spe.scores import pooled
+
+    rng = np.random.default_rng(11)
+    y = (rng.random(1500) < 0.3).astype(float)
+    s = 1 / (1 + np.exp(-np.where(y == 1, rng.normal(1.5, 1.2, y.size), rng.normal(-1.5, 1.0, y.size))))
+    data = prepare(s, hide_labels(y, 20, seed=3), transform="logit")
+    model = MixtureModel(get_component("normal"), get_component("normal"))
+    fit = fit_map(model, data)
+    fast = reweighted_chain(fit, data, pooled(data, 64), 1000, np.random.default_rng(0))
+    exact = run_emcee(fit, data, 1000, np.random.default_rng(1))
+    assert fast.method == "emcee" and fast.khat <= 0.7
+    assert fast.weights.sum() == pytest.approx(1.0) and np.ptp(fast.weights) > 0
+    assert 0 < fast.ess <= fast.n_draws
+    for j in range(model.n_params):
+        sd = np.sqrt(exact.weights @ (exact.theta[:, j] - exact.mean()[j]) ** 2)
+        assert abs(fast.mean()[j] - exact.mean()[j]) < 4 * sd * np.sqrt(1 / fast.ess + 1 / exact.ess)
+
+
+def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
+    from spe.scores import pooled
+
+    rng = np.random.default_rng(12)
+    y = (rng.random(1200) < 0.3).astype(float)
+    s = 1 / (1 + np.exp(-np.where(y == 1, rng.normal(1.5, 1.2, y.size), rng.normal(-1.5, 1.0, y.size))))
+    data = prepare(s, hide_labels(y, 20, seed=4), transform="logit")
+    fit = fit_map(MixtureModel(get_component("normal"), get_component("normal")), data)
+    monkeypatch.setattr(posterior_mod, "KHAT_THRESHOLD", 0.69)
+    monkeypatch.setattr(posterior_mod, "MAX_ADAPTATIONS", 0)
+    real_is = posterior_mod.importance_sample
+
+    def failing(*args, **kwargs):
+        post = real_is(*args, **kwargs)
+        post.khat = 0.9
+        return post
+
+    monkeypatch.setattr(posterior_mod, "importance_sample", failing)
+    with pytest.warns(SamplingWarning, match="falling back to MCMC"):
+        post = sample_posterior(fit, data, n_draws=300, rng=np.random.default_rng(0),
+                                pooled_data=pooled(data, 64))
+    assert post.method == "emcee" and post.proposal.startswith("chain on pooled")
+    assert post.khat <= 0.69 and post.importance_khat == 0.9
