@@ -49,6 +49,7 @@ def warn_if_collapsed(curve, n_unlabeled: int):
     """A zero-width band while labels are missing is overconfidence, never a result."""
     if band_collapsed(curve, n_unlabeled):
         warnings.warn(
-            f"the PR band has zero width although {n_unlabeled} items are unlabeled: the score models are "
-            "certain of every label, which is overconfidence, not knowledge; see summary() diagnostics",
+            f"the PR band has zero width at recall 0.05-0.95 although {n_unlabeled} items are unlabeled: "
+            "every posterior draw labels the items along the curve alike, a certainty few labels cannot "
+            "give; treat the band as too narrow and see summary() diagnostics",
             SamplingWarning, stacklevel=4)
