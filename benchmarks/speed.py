@@ -124,6 +124,10 @@ def ssme_lite_seconds(case="imdb ovr"):
     # 10 labeled items of each class: ssme-lite needs both
     idx = np.r_[np.flatnonzero(y == 1)[:10], np.flatnonzero(y == 0)[:10]]
     labels[idx] = y[idx]
+    # both warmed up on 200 items first: neither pays its imports in the timed fit
+    small = np.r_[idx, np.setdiff1d(np.arange(s.size), idx)[:180]]
+    real.ssme_lite_metrics(s[small], labels[small], 0)
+    spe.fit(s[small], labels[small], seed=0, n_draws=50)
     t = time.perf_counter()
     real.ssme_lite_metrics(s, labels, 0)
     t_ssme = time.perf_counter() - t
@@ -201,7 +205,7 @@ def main(argv=None):
                         spec={"version": "{}", "s": "{:.2f}", "rss_mb": "{:.0f}", "groups": "{}", "method": "{}",
                               "imports_s": "{:.2f}"}), ""]
     if extra:
-        lines += ["ssme-lite beside spe on one case (N = 2,000, 20 labels, one fit each, same process):", "",
+        lines += ["ssme-lite beside spe on one case (N = 2,000, 20 labels, one fit each, same process, both warmed up on 200 items):", "",
                   table(extra, ["case", "ssme_lite_s", "spe_s"], spec={"case": "{}", "ssme_lite_s": "{:.1f}",
                                                                        "spe_s": "{:.2f}"}), ""]
     text = "\n".join(lines)

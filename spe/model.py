@@ -181,7 +181,7 @@ class MixtureModel:
         """log p(D | theta) with unknown labels marginalised; one value per row."""
         theta = np.atleast_2d(theta)
         out = np.empty(theta.shape[0])
-        step = max(1, _BLOCK_ELEMENTS // max(data.n_groups, 1))
+        step = max(1, _BLOCK_ELEMENTS // max(data.count_layout.z.size, 1))
         for start in range(0, theta.shape[0], step):
             out[start : start + step] = self._log_likelihood_block(theta[start : start + step], data)
         return out
@@ -192,7 +192,7 @@ class MixtureModel:
             log_pi, log_1mpi = np.log(pi), np.log1p(-pi)
         lay = data.count_layout
         total = lay.n_pos.sum() * log_pi + lay.n_neg.sum() * log_1mpi
-        lf0, lf1 = self.component_logpdfs(theta, data.z, data.censored)
+        lf0, lf1 = self.component_logpdfs(theta, lay.z, lay.censored)
         with np.errstate(invalid="ignore"):
             if lay.neg.size:
                 total = total + lf0[:, lay.neg] @ lay.n_neg

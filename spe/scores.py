@@ -239,9 +239,9 @@ class ScoreData:
 
     @cached_property
     def count_layout(self) -> "CountLayout":
-        """Where the unlabeled, negative and positive counts are nonzero (computed once:
-        the log likelihood is evaluated thousands of times on the same data)."""
-        return CountLayout.of(self.n_unlabeled, self.n_neg, self.n_pos)
+        """The groups as the likelihood sees them (:class:`CountLayout`; computed once: the
+        log likelihood is evaluated thousands of times on the same data)."""
+        return CountLayout.of(self.z, self.censored, self.n_unlabeled, self.n_neg, self.n_pos)
 
     @property
     def is_labeled(self) -> np.ndarray:
@@ -251,11 +251,17 @@ class ScoreData:
 
 @dataclass(frozen=True)
 class CountLayout:
-    """Groups holding unlabeled, negative and positive items, with those counts.
+    """The groups as the likelihood sees them: distinct (unit score, censoring) points with
+    their counts summed, and the points holding unlabeled, negative and positive items.
 
-    ``unlabeled`` is None when every group holds unlabeled items (no indexing needed).
+    Censored groups beyond one frame edge become one point: their scores differ (and
+    rank differently on a curve), but each says only "beyond the edge". Files with
+    thousands of distinct scores below the logit clip have thousands of such groups.
+    ``unlabeled`` is None when every point holds unlabeled items (no indexing needed).
     """
 
+    z: np.ndarray
+    censored: np.ndarray | None
     unlabeled: np.ndarray | None
     n_unlabeled: np.ndarray
     neg: np.ndarray
@@ -264,11 +270,15 @@ class CountLayout:
     n_pos: np.ndarray
 
     @classmethod
-    def of(cls, n_unlabeled, n_neg, n_pos) -> "CountLayout":
-        unl, neg, pos = (np.flatnonzero(n > 0) for n in (n_unlabeled, n_neg, n_pos))
-        every = unl.size == n_unlabeled.size
-        return cls(None if every else unl, n_unlabeled[unl].astype(float), neg, n_neg[neg].astype(float),
-                   pos, n_pos[pos].astype(float))
+    def of(cls, z, censored, n_unlabeled, n_neg, n_pos) -> "CountLayout":
+        side = np.zeros(z.size) if censored is None else censored.astype(float)
+        points, where = np.unique(np.stack([z, side]), axis=1, return_inverse=True)
+        where = where.ravel()
+        n_unl, n_0, n_1 = (np.bincount(where, weights=n, minlength=points.shape[1]) for n in (n_unlabeled, n_neg, n_pos))
+        unl, neg, pos = (np.flatnonzero(n > 0) for n in (n_unl, n_0, n_1))
+        every = unl.size == n_unl.size
+        return cls(points[0], None if censored is None else points[1].astype(censored.dtype),
+                   None if every else unl, n_unl[unl], neg, n_0[neg], pos, n_1[pos])
 
 
 def _pool(unique_z, counts, max_groups):

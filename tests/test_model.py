@@ -85,7 +85,9 @@ def test_compressed_likelihood_with_fully_labeled_groups_and_censored_edges(labe
     from spe.scores import CountLayout
 
     rng = np.random.default_rng(2)
-    unlabeled = np.r_[np.zeros(40), np.round(rng.beta(2, 3, 400), 3), np.ones(30)]
+    # distinct scores beyond both clips of the logit frame: censored groups, one point each side
+    unlabeled = np.r_[10.0 ** -rng.uniform(9, 15, 40), np.round(rng.beta(2, 3, 400), 3),
+                      1 - 10.0 ** -rng.uniform(9, 15, 30)]
     # labeled items at scores of their own, or at scores that unlabeled items share
     labeled = rng.uniform(0.01, 0.99, 30) if labeled_alone else rng.choice(unlabeled, 30)
     s = np.r_[unlabeled, labeled]
@@ -94,6 +96,7 @@ def test_compressed_likelihood_with_fully_labeled_groups_and_censored_edges(labe
     lay = data.count_layout
     assert isinstance(lay, CountLayout) and lay.n_unlabeled.sum() == unlabeled.size
     assert (lay.unlabeled is not None) == labeled_alone
+    assert np.sum(data.censored == -1) > 1 and np.sum(lay.censored == -1) == 1 and np.sum(lay.censored == 1) == 1
     model = MixtureModel(get_component("normal"), get_component("skewnorm"))
     theta = np.array([[0.4, 0.3, 0.2, 0.6, 0.25, 1.5]])
     z = data.z[data.group]
