@@ -244,7 +244,7 @@ def test_a_zero_width_band_with_unlabeled_items_is_a_warning():
     y = (rng.random(400) < 0.3).astype(float)
     s = np.where(y == 1, rng.normal(30, 1, 400), rng.normal(-30, 1, 400))  # separable by miles
     res = spe.fit(s, np.where(np.arange(400) < 20, y, np.nan), model="mixture", n_draws=100, seed=0)
-    with pytest.warns(spe.SamplingWarning, match="zero width although 380 items are unlabeled"):
+    with pytest.warns(spe.SamplingWarning, match="zero width at recall 0.05-0.95 although 380 items are unlabeled"):
         res.pr_curve()
 
 
