@@ -102,8 +102,8 @@ class ScoreCounts:
             known = ~np.isnan(y)
             ls, ll = s[known], y[known]
         s = np.sort(s)
-        merged = _combine_equal_keys(quantize(s, bits), np.ones(s.size, np.int64), s, s, s)
-        return out._with(*merged, None if bits is None else int(bits), ls, ll)._fitted_to_cap()
+        bits = _finest_bits_that_fit(s, bits, max_keys)
+        return out._with(*_runs_of_sorted(quantize(s, bits), s), None if bits is None else int(bits), ls, ll)
 
     def merge(self, other: "ScoreCounts") -> "ScoreCounts":
         """The reduction of both chunks."""
@@ -129,16 +129,7 @@ class ScoreCounts:
 
     def _fitted_to_cap(self) -> "ScoreCounts":
         """Coarsened to the finest width at which the keys fit ``max_keys``."""
-        if self.keys.size <= self.max_keys:
-            return self
-        low, high = 0, _MANTISSA_BITS - 1 if self.bits is None else self.bits - 1
-        while low < high:  # the number of keys grows with bits: bisect for the largest that fits
-            mid = (low + high + 1) // 2
-            if _n_distinct_sorted(quantize(self.keys, mid)) <= self.max_keys:
-                low = mid
-            else:
-                high = mid - 1
-        return self.coarsened(low)
+        return self.coarsened(_finest_bits_that_fit(self.keys, self.bits, self.max_keys))
 
     def _with(self, keys, count, total, low, high, bits, ls, ll) -> "ScoreCounts":
         return ScoreCounts(keys, count, total, low, high, bits, ls, ll, self.max_keys)
@@ -207,6 +198,34 @@ def _coarser(a, b):
 
 def _n_distinct_sorted(v) -> int:
     return int(v.size and 1 + np.count_nonzero(v[1:] != v[:-1]))
+
+
+def _finest_bits_that_fit(sorted_keys, bits, max_keys):
+    """``bits`` if the sorted keys binned at it number at most ``max_keys``, else the
+    largest coarser width at which they do."""
+    if _n_distinct_sorted(quantize(sorted_keys, bits)) <= max_keys:
+        return bits
+    low, high = 0, _MANTISSA_BITS - 1 if bits is None else bits - 1
+    while low < high:  # the number of keys grows with bits: bisect for the largest that fits
+        mid = (low + high + 1) // 2
+        if _n_distinct_sorted(quantize(sorted_keys, mid)) <= max_keys:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _runs_of_sorted(keys, s):
+    """Keys, counts, sums, minima and maxima of sorted scores ``s`` over runs of equal keys
+    (the minimum and maximum of a run of sorted scores are its ends: one reduction, not four)."""
+    if keys.size == 0:
+        return keys, np.empty(0, np.int64), s, s, s
+    new = np.empty(keys.size, dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], keys.size)
+    return keys[starts], ends - starts, np.add.reduceat(s, starts), s[starts], s[ends - 1]
 
 
 def _combine_equal_keys(keys, count, total, low, high):
