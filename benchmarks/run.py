@@ -390,7 +390,15 @@ def _table(rows, cols, fmt):
     )
 
 
-def report(results, quick):
+def _git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except Exception:
+        return "unknown"
+
+
+def report(results, quick, runs=None):
     import importlib.metadata as md
 
     versions = {p: md.version(p) for p in ("numpy", "scipy", "emcee", "arviz", "ssme-lite", "ppi-python",
@@ -401,7 +409,9 @@ def report(results, quick):
         f"Run {datetime.date.today().isoformat()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
         f"Python {platform.python_version()}; "
         + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
-        "Command: `python benchmarks/run.py" + (" --quick" if quick else "") + "`.",
+        "Command: `python benchmarks/run.py" + (" --quick" if quick else "") + "`."
+        + ("" if not runs else " Sections (date, commit): "
+           + "; ".join(f"{name} {date} {commit}" for name, (date, commit) in runs.items()) + "."),
         "",
         "## Label efficiency: area between estimated and true PR curve (median over runs)",
         "",
@@ -507,18 +517,22 @@ def main(argv=None):
         results[name] = runners[name]()
         if not args.quick:
             RESULTS_DIR.mkdir(exist_ok=True)
-            stamp = {"date": datetime.datetime.now().isoformat(timespec="minutes"), "data": results[name]}
+            stamp = {"date": datetime.datetime.now().isoformat(timespec="minutes"), "commit": _git_commit(),
+                     "data": results[name]}
             (RESULTS_DIR / f"{name}.json").write_text(json.dumps(stamp, indent=1, default=float))
+    runs = {name: (datetime.date.today().isoformat(), _git_commit()) for name in results}
     if not args.quick:  # fill the other sections from their stored results
         for name in SECTIONS:
             path = RESULTS_DIR / f"{name}.json"
             if name not in results and path.exists():
-                results[name] = json.loads(path.read_text())["data"]
+                stored = json.loads(path.read_text())
+                results[name] = stored["data"]
+                runs[name] = (stored["date"][:10], stored.get("commit", "unknown"))
     missing = [n for n in SECTIONS if n not in results]
     for name in missing:
         results[name] = ([], []) if name == "efficiency" else []
     results["efficiency"], results["scalars"] = results["efficiency"]
-    text = report(results, args.quick)
+    text = report(results, args.quick, runs)
     print(text)
     if not args.quick:
         path = HERE / "RESULTS.md"
