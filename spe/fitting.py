@@ -57,7 +57,13 @@ class FitError(ValueError):
 
 @dataclass
 class StartResult:
-    """One L-BFGS-B run."""
+    """One L-BFGS-B run: where it started (``u_start``) and ended (``u``), its log
+    posterior there, whether the components ended oriented, and the optimiser's verdict.
+
+    ``polished``: the run that finished the best start on the exact scores.
+    ``screened_out``: stopped after the first :data:`SCREEN_ITERATIONS` iterations because
+    other starts were ahead (see :func:`fit_map`).
+    """
 
     label: str
     u_start: np.ndarray
@@ -270,6 +276,9 @@ def _screened_runs(model, data, scale, candidates, maxiter, central):
 def fit_map(model: MixtureModel, data: ScoreData, *, maxiter: int = 500, starts=None,
             search_data: ScoreData | None = None) -> MapFit:
     """Multistart L-BFGS-B; the best start satisfying the orientation constraint wins.
+
+    Every start runs :data:`SCREEN_ITERATIONS` iterations, then only the best
+    :data:`SCREEN_KEEP` (and the best oriented one) run to convergence.
 
     ``starts``: (label, unconstrained vector) pairs; default :func:`starting_points`.
     ``search_data``: a pooled copy of ``data`` (:func:`spe.scores.pooled`) on which the
