@@ -34,6 +34,8 @@ from spe.scores import prepare
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "examples"))
+sys.path.insert(0, str(HERE))
+from real import git_commit  # noqa: E402
 GRID = DEFAULT_RECALL_GRID
 LEVEL = 0.9
 
@@ -390,14 +392,6 @@ def _table(rows, cols, fmt):
     )
 
 
-def _git_commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except Exception:
-        return "unknown"
-
-
 def report(results, quick, runs=None):
     import importlib.metadata as md
 
@@ -517,10 +511,11 @@ def main(argv=None):
         results[name] = runners[name]()
         if not args.quick:
             RESULTS_DIR.mkdir(exist_ok=True)
-            stamp = {"date": datetime.datetime.now().isoformat(timespec="minutes"), "commit": _git_commit(),
+            stamp = {"date": datetime.datetime.now().isoformat(timespec="minutes"), "commit": git_commit(),
                      "data": results[name]}
             (RESULTS_DIR / f"{name}.json").write_text(json.dumps(stamp, indent=1, default=float))
-    runs = {name: (datetime.date.today().isoformat(), _git_commit()) for name in results}
+    today, commit = datetime.date.today().isoformat(), git_commit()
+    runs = {name: (today, commit) for name in results}
     if not args.quick:  # fill the other sections from their stored results
         for name in SECTIONS:
             path = RESULTS_DIR / f"{name}.json"

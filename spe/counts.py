@@ -220,22 +220,24 @@ def _runs_of_sorted(keys, s):
     (the minimum and maximum of a run of sorted scores are its ends: one reduction, not four)."""
     if keys.size == 0:
         return keys, np.empty(0, np.int64), s, s, s
+    starts = _run_starts(keys)
+    ends = np.append(starts[1:], keys.size)
+    return keys[starts], ends - starts, np.add.reduceat(s, starts), s[starts], s[ends - 1]
+
+
+def _run_starts(keys) -> np.ndarray:
+    """Index of the first element of each run of equal values in sorted, non-empty ``keys``."""
     new = np.empty(keys.size, dtype=bool)
     new[0] = True
     np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], keys.size)
-    return keys[starts], ends - starts, np.add.reduceat(s, starts), s[starts], s[ends - 1]
+    return np.flatnonzero(new)
 
 
 def _combine_equal_keys(keys, count, total, low, high):
     """Sum counts and totals, take min and max, over runs of equal (sorted) keys."""
     if keys.size == 0:
         return keys, count, total, low, high
-    new = np.empty(keys.size, dtype=bool)
-    new[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
+    starts = _run_starts(keys)
     return (keys[starts], np.add.reduceat(count, starts), np.add.reduceat(total, starts),
             np.minimum.reduceat(low, starts), np.maximum.reduceat(high, starts))
 

@@ -345,7 +345,9 @@ def reweighted_chain(fit: MapFit, data: ScoreData, pooled_data: ScoreData, n_dra
     exact = _log_density_inside(fit.model, data)(post.u)
     approx = _log_density_inside(fit.model, pooled_data)(post.u)
     ok = np.isfinite(exact) & np.isfinite(approx)
-    log_w, khat = psis(np.where(ok, exact - np.where(ok, approx, 0.0), -np.inf))
+    log_ratio = np.full(post.n_draws, -np.inf)
+    log_ratio[ok] = exact[ok] - approx[ok]
+    log_w, khat = psis(log_ratio)
     post.weights = np.exp(log_w)
     post.khat = float(khat)
     post.ess = float(post.ess / post.n_draws / np.sum(post.weights**2))

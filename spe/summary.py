@@ -87,10 +87,9 @@ def describe_lines(name, info, n_pairs=0):
     chosen = f" (chosen by BIC from {n_pairs} pairs)" if n_pairs > 1 else ""
     adapted = info.get("adaptations", 0)
     proposal = info["proposal"] + (f", adapted {adapted}x" if adapted else "")
-    if info["inference"] == "emcee":  # the proposal field says where the chain ran
-        inference = info["inference"] + (f" ({info['proposal']})" if info["proposal"] else "")
-    else:
-        inference = info["inference"] + (f" ({proposal} proposal)" if info["proposal"] else "")
+    # for emcee the proposal field says where the chain ran
+    how = info["proposal"] if info["inference"] == "emcee" else f"{proposal} proposal"
+    inference = info["inference"] + (f" ({how})" if info["proposal"] else "")
     if info["inference"] == "emcee" and info["importance_khat"] is not None:
         inference += f" after importance k-hat {info['importance_khat']:.2f}"
     return [

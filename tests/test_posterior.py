@@ -182,7 +182,6 @@ def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
     data = prepare(s, hide_labels(y, 20, seed=4), transform="logit")
     fit = fit_map(MixtureModel(get_component("normal"), get_component("normal")), data)
     monkeypatch.setattr(posterior_mod, "KHAT_THRESHOLD", 0.69)
-    monkeypatch.setattr(posterior_mod, "MAX_ADAPTATIONS", 0)
     real_is = posterior_mod.importance_sample
 
     def failing(*args, **kwargs):
