@@ -19,6 +19,7 @@ from .family_base import (
     _weighted_moments,
     _weighted_median,
     log_diff_ndtr,
+    half_square_standardised,
     _truncated_ppf,
     Family,
 )
@@ -40,10 +41,10 @@ class TruncNormal(Family):
 
     def logpdf(self, v, params):
         mu, sigma = params
-        z = (v - mu) / sigma
-        log_norm = log_diff_ndtr((0.0 - mu) / sigma, (1.0 - mu) / sigma)
-        out = -0.5 * z * z - np.log(sigma) - 0.5 * _LOG_2PI - log_norm
-        return np.where((v >= 0.0) & (v <= 1.0), out, -np.inf)
+        out = half_square_standardised(v, mu, sigma)
+        out += -np.log(sigma) - 0.5 * _LOG_2PI - log_diff_ndtr((0.0 - mu) / sigma, (1.0 - mu) / sigma)
+        outside = (v < 0.0) | (v > 1.0)
+        return np.where(outside, -np.inf, out) if np.any(outside) else out
 
     def median(self, params):
         mu, sigma = params

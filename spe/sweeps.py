@@ -8,6 +8,8 @@ Conventions: precision at recall r is the precision at the highest threshold who
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .curves import DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, check_grid
@@ -27,10 +29,14 @@ class Sweep:
         totals = np.asarray(totals)[::-1]
         self.tp = np.cumsum(pos, axis=1)
         self.predicted = np.cumsum(totals)
-        self.fp = self.predicted[None, :] - self.tp
         self.n_pos = self.tp[:, -1]
         self.n_neg = self.predicted[-1] - self.n_pos
         self.n_items = int(self.predicted[-1])
+
+    @functools.cached_property
+    def fp(self):
+        """(M, G) false positives; built on first use (curves of precision never need it)."""
+        return self.predicted[None, :] - self.tp
 
     def recall(self):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -56,10 +62,19 @@ def _rowwise_searchsorted(rows, queries, side):
 
 
 def sample_precision_at_recall(sweep: Sweep, grid):
-    recall = sweep.recall()
-    idx = _rowwise_searchsorted(recall, np.asarray(grid) - _GRID_TOL, "left")
-    idx = np.clip(idx, 0, recall.shape[1] - 1)
-    return np.take_along_axis(sweep.precision(), idx, axis=1)
+    """Precision at the first column whose recall >= r (less a tolerance), per draw.
+
+    Searched on the integer true-positive counts (recall >= r is tp >= r n_pos), so no
+    (M, G) recall or precision array is built: only the selected columns are divided.
+    """
+    m, g = sweep.tp.shape
+    need = (np.asarray(grid, float)[None, :] - _GRID_TOL) * sweep.n_pos[:, None]
+    # Rows shifted apart so that one searchsorted on the flattened counts serves them all.
+    offset = (sweep.n_items + 1.0) * np.arange(m)[:, None]
+    flat = (sweep.tp + offset).ravel()
+    idx = np.searchsorted(flat, (need + offset).ravel(), side="left").reshape(m, -1) - g * np.arange(m)[:, None]
+    idx = np.clip(idx, 0, g - 1)
+    return np.take_along_axis(sweep.tp, idx, axis=1) / sweep.predicted[idx]
 
 
 def sample_tpr_at_fpr(sweep: Sweep, grid):

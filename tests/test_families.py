@@ -140,12 +140,34 @@ def test_log_diff_ndtr_is_accurate_in_both_tails():
 def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
     from scipy import special
 
-    from spe.open_scale_families import _log_ndtr
+    from spe.open_scale_families import _log_ndtr_inplace
 
     x = np.concatenate([np.linspace(-60.0, 40.0, 20001), [-5.0, -5.0 - 1e-12]])
-    np.testing.assert_allclose(_log_ndtr(x), special.log_ndtr(x), rtol=1e-12, atol=1e-14)
-    assert _log_ndtr(np.float64(-50.0)) == special.log_ndtr(-50.0)  # 0-d input
-    assert _log_ndtr(x[None, :]).shape == (1, x.size)
+    work = x.copy()
+    out = _log_ndtr_inplace(work)
+    assert out is work  # computed in place
+    np.testing.assert_allclose(out, special.log_ndtr(x), rtol=1e-12, atol=1e-14)
+    assert _log_ndtr_inplace(np.array(-50.0)) == special.log_ndtr(-50.0)  # 0-d input
+    assert _log_ndtr_inplace(x[None, :].copy()).shape == (1, x.size)
+
+
+def test_hot_densities_do_not_modify_their_inputs_and_broadcast():
+    from spe.families import get_component
+
+    v = np.linspace(0.01, 0.99, 7)
+    for name in ("normal", "skewnorm", "truncnorm"):
+        comp = get_component(name)
+        fam = comp.family
+        params = [np.array([[0.4], [0.6]]), np.array([[0.2], [0.3]])] + ([np.array([[2.0], [-1.0]])]
+                                                                         if fam.n_params == 3 else [])
+        before = v.copy()
+        out = fam.logpdf(v, params)
+        np.testing.assert_array_equal(v, before)
+        assert out.shape == (2, v.size)
+        ref = np.stack([fam.scipy_dist([p[i, 0] for p in params]).logpdf(v) for i in range(2)])
+        np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
+        scalar = fam.logpdf(0.5, [p[0, 0] for p in params])
+        np.testing.assert_allclose(scalar, ref[0, 3], rtol=1e-10)
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))

@@ -22,3 +22,22 @@ def test_prior_logpdf_matches_scipy(ours, ref):
     inside = np.isfinite(want) & (X > 0) & (X < 1) | (np.isfinite(want) & isinstance(ours, Normal))
     np.testing.assert_allclose(got[inside], want[inside], rtol=1e-10)
     assert np.all(got[~np.isfinite(want)] == -np.inf)
+
+
+def test_joint_prior_matches_the_sum_of_its_columns_priors():
+    from scipy import stats
+
+    from spe.priors import Beta, Gamma, JointPrior, LogNormal, Normal
+
+    priors = [Beta(2.0, 3.0), Normal(0.5, 1.0), LogNormal(np.log(0.15), 1.5), Normal(-1.0, 0.3),
+              Gamma(2.0, 0.5), LogNormal(0.0, 0.7), stats.norm(1.0, 2.0)]
+    rng = np.random.default_rng(0)
+    theta = np.column_stack([rng.uniform(0.01, 0.99, 50), rng.normal(size=50), rng.lognormal(size=50),
+                             rng.normal(size=50), rng.lognormal(size=50), rng.lognormal(size=50),
+                             rng.normal(size=50)])
+    theta[0, 2] = -1.0  # outside a log-normal's support
+    theta[1, 5] = 0.0
+    expected = sum(p.logpdf(theta[:, j]) for j, p in enumerate(priors))
+    got = JointPrior(priors).logpdf(theta)
+    assert np.all(np.isneginf(got[:2])) and np.all(np.isneginf(expected[:2]))
+    np.testing.assert_allclose(got[2:], expected[2:], rtol=1e-12)
