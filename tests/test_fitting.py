@@ -150,3 +150,21 @@ def test_screened_multistart_finds_the_map_of_full_runs_and_marks_the_rest(monke
     assert all(s.n_iter <= fitting_mod.SCREEN_ITERATIONS and "screened out" in s.message for s in out)
     assert not any(s.screened_out for s in full.starts)
     assert np.isfinite(screened.start_spread)
+
+
+def test_a_swapped_run_is_retried_only_when_no_oriented_run_fits_as_well():
+    from spe.fitting import _oriented_runs
+
+    rng = np.random.default_rng(4)
+    y = (rng.random(1500) < 0.4).astype(float)
+    s = np.where(y == 1, rng.normal(0.75, 0.08, y.size), rng.normal(0.3, 0.08, y.size)).clip(0.01, 0.99)
+    data = prepare(s, hide_labels(y, 6, seed=5))
+    model = MixtureModel(get_component("truncnorm"), get_component("truncnorm"))
+    oriented = model.to_unconstrained([[0.4, 0.3, 0.08, 0.75, 0.08]])[0]
+    swapped = model.to_unconstrained([[0.6, 0.75, 0.08, 0.3, 0.08]])[0]  # positive below negative
+    both = _oriented_runs(model, data, float(data.n_items), [("oriented", oriented), ("swapped", swapped)], 500)
+    assert both[0].oriented and not both[1].oriented
+    assert both[0].log_posterior >= both[1].log_posterior
+    assert "oriented start fits at least as well" in both[1].message  # no penalised retry run
+    alone = _oriented_runs(model, data, float(data.n_items), [("swapped", swapped)], 500)
+    assert "orientation-penalised" in alone[0].label or "best oriented fit is" in alone[0].message
