@@ -195,3 +195,28 @@ def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
                                 pooled_data=pooled(data, 64))
     assert post.method == "emcee" and post.proposal.startswith("chain on pooled")
     assert post.khat <= 0.69 and post.importance_khat == 0.9
+
+
+def test_precision_at_recall_matches_a_row_by_row_reading_of_the_curve():
+    """The integer-count search equals the definition: precision at the first column
+    (threshold from high to low) whose recall reaches r; recall 1 when a draw has no positive."""
+    from spe.curves import DEFAULT_RECALL_GRID
+
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        g, m = int(rng.integers(2, 200)), int(rng.integers(1, 30))
+        totals = rng.integers(1, 4, g)
+        pos = rng.binomial(totals, rng.uniform(0, 1, g) ** rng.uniform(0.2, 5), size=(m, g))
+        if trial % 3 == 0:
+            pos[: m // 2] = 0  # draws without a positive
+        for counts in (pos, 0.7 * pos + 0.1 * totals):  # sample and population sweeps
+            sweep = Sweep(counts, totals)
+            expected = np.empty((m, DEFAULT_RECALL_GRID.size))
+            for row in range(m):
+                tp, n_pos = sweep.tp[row], sweep.n_pos[row]
+                recall = tp / n_pos if n_pos > 0 else np.ones(g)
+                for j, r in enumerate(DEFAULT_RECALL_GRID):
+                    k = int(np.flatnonzero(recall >= r - 1e-12)[0])
+                    expected[row, j] = tp[k] / sweep.predicted[k]
+            np.testing.assert_allclose(sample_precision_at_recall(sweep, DEFAULT_RECALL_GRID), expected,
+                                       rtol=0, atol=1e-15)
