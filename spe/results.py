@@ -53,6 +53,7 @@ class SPEResult:
         self._export_seed = export_seed
         self._check_seed = check_seed
         self._sweeps = {}  # kind -> Sweep, built once
+        self._model_estimates = {}  # level -> per-model estimates, built once
         #: score models that could not be fitted, with the reason (excluded from the pool)
         self.errors = dict(errors or {})
 
@@ -145,6 +146,29 @@ class SPEResult:
     average_precision = _metric("average precision", SW.sample_average_precision, "Average precision.")
     auroc = _metric("AUROC", SW.sample_auroc, "Area under the ROC curve.")
     max_f1 = _metric("max F1", SW.sample_max_f1, "The best F1 over thresholds.")
+
+    def model_estimates(self, level=0.9) -> dict:
+        """Each score model's own estimates, from its draws alone (before pooling).
+
+        ``{model: {"prevalence": Estimate, "average precision": Estimate}}`` on these items
+        (labels drawn from each model's posterior, as for the pooled metrics). Where the
+        models' intervals do not overlap, the pooled interval spans assumptions the labels
+        have not decided between (see :meth:`summary`).
+        """
+        level = C.check_level(level)
+        if level not in self._model_estimates:
+            scores = self.data.frame.from_unit(self.data.z)
+            out = {}
+            for k, (name, fit) in enumerate(self.fits.items()):
+                rng = np.random.default_rng([self._label_seed, k])
+                counts = draw_positive_counts(fit.prob_positive(scores), self.data, rng)
+                sweep = SW.Sweep(counts, self.data.n_total)
+                out[name] = {"prevalence": C.Estimate.from_draws("prevalence", sweep.n_pos / sweep.n_items,
+                                                                 fit.weights, level),
+                             "average precision": C.Estimate.from_draws(
+                                 "average precision", SW.sample_average_precision(sweep), fit.weights, level)}
+            self._model_estimates[level] = out
+        return self._model_estimates[level]
 
     def _rates(self, thresholds, kind) -> R.Rates:
         """Rates at ``thresholds`` (default: every distinct score, thinned)."""

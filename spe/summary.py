@@ -54,6 +54,15 @@ def summarize(res, level=0.9) -> Summary:
         if name in checks:
             lines.append("             " + checks[name].describe())
     lines += [f"    {name:8s} not fitted: {why}" for name, why in res.errors.items()]
+    own, verdict = {}, None
+    if len(res.fits) > 1:
+        own = res.model_estimates(level)
+        lines.append(f"  each score model alone (median [{100 * level:g}% interval]):")
+        lines += [f"    {name:8s} " + ", ".join(f"{e.name} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]"
+                                             for e in est.values()) for name, est in own.items()]
+        verdict = disagreement(own, res.model_weights)
+        if verdict:
+            lines.append("  " + verdict)
     lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {res.n_draws} draws:")
     lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
     data = {
@@ -67,11 +76,37 @@ def summarize(res, level=0.9) -> Summary:
         "score_models": models,
         "not_fitted": dict(res.errors),
         "metrics": {m.name: m.as_dict() for m in metrics},
+        "model_estimates": {name: {k: e.as_dict() for k, e in est.items()} for name, est in own.items()},
+        "model_disagreement": verdict,
     }
     if "mixture" in res.fits:
         data["families"] = models["mixture"]["families"]
         data["family_selection"] = [r.__dict__.copy() for r in res.fits["mixture"].selection]
     return Summary("\n".join(lines), data)
+
+
+#: Score models with less pooled weight than this are left out of the disagreement check.
+MIN_WEIGHT = 0.05
+#: Two intervals count as disjoint only if this much (on the metric's 0-1 scale) separates them.
+MIN_GAP = 0.01
+
+
+def disagreement(estimates: dict, weights: dict) -> str | None:
+    """A plain-language warning when score models that carry weight have intervals for the
+    same metric more than :data:`MIN_GAP` apart (None otherwise): the pooled interval then
+    spans assumptions the labels have not decided between."""
+    names = [n for n in estimates if weights.get(n, 0.0) >= MIN_WEIGHT]
+    for metric in ("prevalence", "average precision"):
+        ests = {n: estimates[n][metric] for n in names}
+        for a in ests:
+            for b in ests:
+                if ests[b].lower - ests[a].upper > MIN_GAP:
+                    return (f"the score models disagree: {a} puts the {metric} at {ests[a].value:.3f} "
+                            f"[{ests[a].lower:.3f}, {ests[a].upper:.3f}], {b} at {ests[b].value:.3f} "
+                            f"[{ests[b].lower:.3f}, {ests[b].upper:.3f}]; the pooled interval spans both "
+                            "and its median may sit where neither model is. Only labels can tell which "
+                            "assumption holds: label the items suggest_labels() picks and refit")
+    return None
 
 
 def describe_lines(name, info, n_pairs=0):

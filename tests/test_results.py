@@ -120,3 +120,38 @@ def test_emcee_draws_are_exported_one_chain_per_walker():
     np.testing.assert_array_equal(post["pi"].values, r.fits["mixture"].posterior.theta[idx, 0])
     summ = import_arviz().summary(idata, var_names=["pi"])
     assert np.isfinite(float(summ["r_hat"].iloc[0]))
+
+
+def test_each_models_own_estimates_and_a_stated_disagreement_without_labels():
+    # Probability scores in two clusters (logit 3 and 7, 70/30): the mixture calls the
+    # upper cluster positive (prevalence ~0.3); a calibration map centred on "calibrated"
+    # reads the scores as probabilities (prevalence ~ the mean score, ~0.96).
+    rng = np.random.default_rng(2)
+    upper = rng.random(1500) < 0.3
+    s = 1 / (1 + np.exp(-np.where(upper, rng.normal(7.0, 0.3, upper.size), rng.normal(3.0, 0.3, upper.size))))
+    res = spe.fit(s, None, seed=1)
+    own = res.model_estimates()
+    assert set(own) == set(res.fits) and len(own) > 1
+    assert abs(own["mixture"]["prevalence"].value - upper.mean()) < 0.05
+    others = [n for n in own if n != "mixture"]
+    assert all(own[n]["prevalence"].lower > own["mixture"]["prevalence"].upper for n in others)
+    summary = res.summary()
+    assert "the score models disagree" in summary.text and "suggest_labels()" in summary.text
+    assert summary.to_dict()["model_disagreement"].startswith("the score models disagree")
+    assert set(summary.to_dict()["model_estimates"]) == set(res.fits)
+    assert res.model_estimates() is own  # computed once per level
+
+
+def test_disagreement_needs_disjoint_intervals_of_models_that_carry_weight():
+    from spe.curves import Estimate
+    from spe.summary import disagreement
+
+    def est(lo, hi):
+        return {"prevalence": Estimate("prevalence", (lo + hi) / 2, lo, hi, 0.9, np.zeros(1), np.ones(1)),
+                "average precision": Estimate("average precision", 0.5, 0.4, 0.6, 0.9, np.zeros(1), np.ones(1))}
+
+    apart = {"a": est(0.1, 0.2), "b": est(0.5, 0.7)}
+    assert "a puts the prevalence at 0.150" in disagreement(apart, {"a": 0.5, "b": 0.5})
+    assert disagreement({"a": est(0.1, 0.2), "b": est(0.205, 0.7)}, {"a": 0.5, "b": 0.5}) is None  # < MIN_GAP
+    assert disagreement(apart, {"a": 0.99, "b": 0.01}) is None  # b carries no weight
+    assert disagreement({"a": est(0.1, 0.5), "b": est(0.4, 0.7)}, {"a": 0.5, "b": 0.5}) is None
