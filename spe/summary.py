@@ -7,6 +7,7 @@ It reads only a result's public accessors (``data``, ``fits``, ``model_weights``
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass
 
 from . import curves as C
@@ -62,7 +63,7 @@ def summarize(res, level=0.9) -> Summary:
                                              for e in est.values()) for name, est in own.items()]
         verdict = disagreement(own, res.model_weights)
         if verdict:
-            lines.append("  " + verdict)
+            lines += textwrap.wrap(verdict, width=100, initial_indent="  ", subsequent_indent="    ")
     lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {res.n_draws} draws:")
     lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
     data = {
