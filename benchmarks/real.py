@@ -54,6 +54,7 @@ import spe  # noqa: E402
 from spe.curves import DEFAULT_RECALL_GRID  # noqa: E402
 from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_auroc, sample_average_precision  # noqa: E402
 from spe.frame import looks_like_probabilities  # noqa: E402
+from spe.summary import disagreement  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -218,6 +219,8 @@ def spe_trial(method, s, y, labels, seed, t0, truth, truths):
     row["mcmc"] = int(mixture is not None and mixture.posterior.method == "emcee")
     row["khat_bad"] = int(mixture is not None and mixture.posterior.importance_khat > 0.7)
     row["w_mixture"] = float(res.model_weights.get("mixture", 0.0))
+    if len(res.fits) > 1:  # does summary() say the score models disagree?
+        row["disagree"] = int(disagreement(res.model_estimates(LEVEL), res.model_weights) is not None)
     return row
 
 
@@ -373,6 +376,12 @@ def aggregate(trials, methods):
                 row[f"{m}_{key}"] = _mean([o.get(key) for o in ok])
             if m != "naive" and ok:
                 row[f"{m}_s"] = float(np.median([o["s"] for o in ok]))
+            flagged = [o for o in ok if o.get("disagree") == 1]
+            unflagged = [o for o in ok if o.get("disagree") == 0]
+            row[f"{m}_n_disagree"], row[f"{m}_n_agree"] = len(flagged), len(unflagged)
+            for key in ("err", "prevalence_err", "prevalence_cov", "ap_cov"):
+                row[f"{m}_{key}_disagree"] = _mean([o[key] for o in flagged])
+                row[f"{m}_{key}_agree"] = _mean([o[key] for o in unflagged])
         if "naive" in methods:
             naive = [g["naive"] for g in group if "err" in g.get("naive", {})]
             for m in methods:
@@ -521,6 +530,31 @@ def point_estimates(rows, methods):
     return out
 
 
+def disagreement_rows(rows, m="spe"):
+    """Per budget over cases: share of trials flagged, and errors/coverage flagged vs not
+    (means weighted by each case's trial counts)."""
+    out = []
+    for budget in sorted({r["labels"] for r in rows if f"{m}_n_disagree" in r}):
+        sel = [r for r in rows if r["labels"] == budget and f"{m}_n_disagree" in r]
+        n_dis = sum(r[f"{m}_n_disagree"] for r in sel)
+        n_agr = sum(r[f"{m}_n_agree"] for r in sel)
+
+        def pooled(key, side, count):
+            total = sum(r[count] for r in sel if r[count])
+            return (sum(r[f"{m}_{key}_{side}"] * r[count] for r in sel if r[count]) / total
+                    if total else float("nan"))
+
+        out.append({"labels": budget, "trials": n_dis + n_agr,
+                    "share_disagree": n_dis / max(n_dis + n_agr, 1),
+                    "err_disagree": pooled("err", "disagree", f"{m}_n_disagree"),
+                    "err_agree": pooled("err", "agree", f"{m}_n_agree"),
+                    "prev_err_disagree": pooled("prevalence_err", "disagree", f"{m}_n_disagree"),
+                    "prev_err_agree": pooled("prevalence_err", "agree", f"{m}_n_agree"),
+                    "prev_cov_disagree": pooled("prevalence_cov", "disagree", f"{m}_n_disagree"),
+                    "prev_cov_agree": pooled("prevalence_cov", "agree", f"{m}_n_agree")})
+    return out
+
+
 def report(results, args_text):
     rows, methods = results["rows"], results["methods"]
     hl = headline(rows, methods)
@@ -572,6 +606,16 @@ def report(results, args_text):
         "",
         table(rows, ["case", "labels"] + [f"{m}_{k}_{q}" for k in ("prevalence", "ap", "accuracy")
                                           for q in ("cov", "err") for m in methods]),
+        "",
+        "### Stated disagreement between score models (`spe`)",
+        "",
+        "`summary()` says the score models disagree when two that carry weight >= 0.05 have 90% intervals "
+        "of prevalence or AP more than 0.01 apart. Per label budget, over all cases: how often it said so, "
+        "and the PR-area error, prevalence error and coverage of the trials where it did and did not.",
+        "",
+        table(disagreement_rows(rows), ["labels", "trials", "share_disagree", "err_disagree", "err_agree",
+                                        "prev_err_disagree", "prev_err_agree", "prev_cov_disagree",
+                                        "prev_cov_agree"]),
         "",
         "### Fits: median time (s), MCMC share, k-hat > 0.7 share, stacking weight of the mixture, failures",
         "",
