@@ -675,6 +675,16 @@ def readme_summary(results) -> str:
                                         "err_ratio", "median_case_ratio", "max_ratio_100", "falls_10_to_100"]),
         "",
     ]
+    flagged = disagreement_rows(rows)
+    if flagged:
+        lines += [
+            "How often `summary()` said the score models disagree, and the PR-area error and prevalence "
+            "coverage of `spe` in the trials where it did and did not:",
+            "",
+            table(flagged, ["labels", "trials", "share_disagree", "err_disagree", "err_agree",
+                            "prev_cov_disagree", "prev_cov_agree"]),
+            "",
+        ]
     if results.get("ssme_summary"):
         lines += [
             f"SSME's protocol (20 labels + 1,000 unlabeled, truth on a held-out half, {results['ssme_seeds']} "
