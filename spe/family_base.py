@@ -35,15 +35,21 @@ def _weighted_median(v, w):
     return v[order][np.searchsorted(cw, 0.5 * cw[-1])]
 
 
-def half_square_standardised(v, loc, scale):
-    """-z^2 / 2 for z = (v - loc) / scale, as a fresh array (never a view of ``v``).
+def standardised(v, loc, scale):
+    """z = (v - loc) / scale as a fresh float array (never a view of ``v``), to be worked on
+    in place.
 
-    The densities' hot path on (draws, points) arrays: one allocation, the rest in place,
-    and a multiplication by 1/scale (division is several times slower than the other
-    elementwise operations).
+    The densities' hot path on (draws, points) arrays: one allocation, and a multiplication
+    by 1/scale (division is several times slower than the other elementwise operations).
     """
     z = np.asarray(np.subtract(v, loc, dtype=float))
     z *= 1.0 / scale
+    return z
+
+
+def half_square_standardised(v, loc, scale):
+    """-z^2 / 2 for z = (v - loc) / scale, as a fresh array (:func:`standardised`)."""
+    z = standardised(v, loc, scale)
     np.square(z, out=z)
     z *= -0.5
     return z

@@ -17,6 +17,7 @@ from .family_base import (
     LOCATION_PRIOR,
     _weighted_moments,
     half_square_standardised,
+    standardised,
     Family,
 )
 from .priors import Normal
@@ -103,8 +104,7 @@ class SkewNormal(Family):
 
     def logpdf(self, v, params):
         loc, scale, alpha = params
-        z = np.asarray(np.subtract(v, loc, dtype=float))
-        z *= 1.0 / scale
+        z = standardised(v, loc, scale)
         out = _log_ndtr_inplace(np.asarray(alpha * z, dtype=float))
         np.square(z, out=z)
         z *= -0.5

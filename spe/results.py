@@ -102,9 +102,14 @@ class SPEResult:
 
     # ---- label draws and sweeps (cached) -----------------------------------------------
     @cached_property
+    def _group_scores(self) -> np.ndarray:
+        """Each score group's score on the input scale (what the score models take)."""
+        return self.data.frame.from_unit(self.data.z)
+
+    @cached_property
     def group_prob(self) -> np.ndarray:
         """(draws, groups) P(y = 1) of an unlabeled item in each score group, per draw."""
-        return self.label_posterior.prob_positive(self.data.frame.from_unit(self.data.z))
+        return self.label_posterior.prob_positive(self._group_scores)
 
     @cached_property
     def positive_counts(self) -> np.ndarray:
@@ -157,11 +162,10 @@ class SPEResult:
         """
         level = C.check_level(level)
         if level not in self._model_estimates:
-            scores = self.data.frame.from_unit(self.data.z)
             out = {}
             for k, (name, fit) in enumerate(self.fits.items()):
                 rng = np.random.default_rng([self._label_seed, k])
-                counts = draw_positive_counts(fit.prob_positive(scores), self.data, rng)
+                counts = draw_positive_counts(fit.prob_positive(self._group_scores), self.data, rng)
                 sweep = SW.Sweep(counts, self.data.n_total)
                 out[name] = {"prevalence": C.Estimate.from_draws("prevalence", sweep.n_pos / sweep.n_items,
                                                                  fit.weights, level),

@@ -52,12 +52,13 @@ class Sweep:
         return np.where(self.n_neg[:, None] > 0, f, 0.0)
 
 
-def _rowwise_searchsorted(rows, queries, side):
-    """searchsorted of the same queries in each non-decreasing row of values in [0, 1]."""
+def _rowwise_searchsorted(rows, queries, side, span=1.0):
+    """searchsorted of ``queries`` (one row of them, or one per row) in each non-decreasing
+    row of values in [0, span]: the rows are shifted apart so that one search serves all."""
     m, g = rows.shape
-    offset = 2.0 * np.arange(m)[:, None]
+    offset = (span + 1.0) * np.arange(m)[:, None]
     flat = (rows + offset).ravel()
-    idx = np.searchsorted(flat, (queries[None, :] + offset).ravel(), side=side)
+    idx = np.searchsorted(flat, (np.asarray(queries, float) + offset).ravel(), side=side)
     return idx.reshape(m, -1) - (np.arange(m) * g)[:, None]
 
 
@@ -67,13 +68,9 @@ def sample_precision_at_recall(sweep: Sweep, grid):
     Searched on the integer true-positive counts (recall >= r is tp >= r n_pos), so no
     (M, G) recall or precision array is built: only the selected columns are divided.
     """
-    m, g = sweep.tp.shape
     need = (np.asarray(grid, float)[None, :] - _GRID_TOL) * sweep.n_pos[:, None]
-    # Rows shifted apart so that one searchsorted on the flattened counts serves them all.
-    offset = (sweep.n_items + 1.0) * np.arange(m)[:, None]
-    flat = (sweep.tp + offset).ravel()
-    idx = np.searchsorted(flat, (need + offset).ravel(), side="left").reshape(m, -1) - g * np.arange(m)[:, None]
-    idx = np.clip(idx, 0, g - 1)
+    idx = _rowwise_searchsorted(sweep.tp, need, "left", span=sweep.n_items)
+    idx = np.clip(idx, 0, sweep.tp.shape[1] - 1)
     return np.take_along_axis(sweep.tp, idx, axis=1) / sweep.predicted[idx]
 
 
