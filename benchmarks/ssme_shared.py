@@ -5,8 +5,12 @@ Per seed, one split for all of a file's models: a random half is held out as the
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
 from `spe.fit_many` (all models, shared label draws), from `spe.fit` on that model alone
 (package default) and from the 20 labeled items alone; ratios to the labeled items alone.
+Coverage: how often each method's 90% intervals hold the metric of the items it describes
+(the 20 labeled + unlabeled items; the held-out half differs from them by sampling noise,
+which no interval about these items claims). Labeled only: Beta intervals for rates,
+percentile bootstrap for AUROC and AUPRC.
 
-    python benchmarks/ssme_shared.py [--seeds 20] [--quick]
+    python benchmarks/ssme_shared.py [--seeds 50] [--quick]
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import DATA, FILES, exact_metrics, run_stamp, table, write_section  # noqa: E402
+from real import (ALPHA, DATA, FILES, beta_interval, covers, exact_auc, exact_ap, exact_metrics,  # noqa: E402
+                  run_stamp, table, write_section)
 
 import spe  # noqa: E402
 
 MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")
+N_BOOT = 200
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 
@@ -38,6 +44,19 @@ def file_models(short):
     d = np.load(DATA / FILES[short], allow_pickle=False)
     names = [str(m).removeprefix("score_") for m in d["model_names"]]
     return d["scores_all"].astype(float), d["labels"].astype(float), names
+
+
+def labeled_intervals(s, y, rng):
+    """90% intervals from the labeled items alone: Beta for rates, bootstrap for AUROC/AUPRC."""
+    boot = np.empty((N_BOOT, 2))
+    for b in range(N_BOOT):
+        i = rng.integers(0, y.size, y.size)
+        both = 0 < y[i].sum() < y.size
+        boot[b] = (exact_auc(s[i], y[i]) if both else 0.5, exact_ap(s[i], y[i]) if y[i].any() else 0.0)
+    auc, auprc = np.quantile(boot, [ALPHA / 2, 1 - ALPHA / 2], axis=0).T
+    correct = (s >= 0.5) == (y == 1)
+    return {"accuracy": beta_interval(correct.sum(), y.size), "auc": auc, "auprc": auprc,
+            "prevalence": beta_interval(y.sum(), y.size)}
 
 
 def one_seed(job):
@@ -50,30 +69,48 @@ def one_seed(job):
         return short, seed, None
     labels = np.full(chosen.size, np.nan)
     labels[:20] = y[chosen[:20]]
-    out, auc_est, auc_true = {}, {}, {}
+    out, cover, auc_est, auc_true = {}, {}, {}, {}
+    boot_rng = np.random.default_rng([seed, 1])
+    prevalence_here = y[chosen].mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         many = spe.fit_many({n: scores[chosen, j] for j, n in enumerate(names)}, labels, seed=seed)
         many_s = time.perf_counter() - start
+        many_rows = {r["model"]: r for r in many.metrics(level=1 - ALPHA)}
+        prev = many.prevalence(level=1 - ALPHA)
+        lab_prev = beta_interval(labels[:20].sum(), 20)
+        prevalence = {"fit_many": [covers(prev.lower, prev.upper, prevalence_here)],
+                      "labeled only": [covers(*lab_prev, prevalence_here)]}
         for j, name in enumerate(names):
             truth = exact_metrics(scores[held, j], y[held])
-            draws = many.metric_draws(name)
-            est = {"fit_many": {"accuracy": np.median(draws["accuracy"]), "auc": np.median(draws["AUROC"]),
-                                "auprc": np.median(draws["average precision"])},
+            here = exact_metrics(scores[chosen, j], y[chosen])
+            r = many_rows[name]
+            intervals = {"fit_many": {"accuracy": r["accuracy"], "auc": r["AUROC"], "auprc": r["average precision"]}}
+            est = {"fit_many": {k: e.value for k, e in intervals["fit_many"].items()},
                    "labeled only": exact_metrics(scores[chosen[:20], j], y[chosen[:20]])}
+            lab = labeled_intervals(scores[chosen[:20], j], y[chosen[:20]], boot_rng)
             if with_single:
                 try:
                     res = spe.fit(scores[chosen, j], labels, seed=seed)
-                    est["fit (this model alone)"] = {"accuracy": res.metrics_at(0.5)["accuracy"].value,
-                                                     "auc": res.auroc().value, "auprc": res.average_precision().value}
+                    intervals["fit (this model alone)"] = {"accuracy": res.metrics_at(0.5)["accuracy"],
+                                                           "auc": res.auroc(), "auprc": res.average_precision()}
+                    est["fit (this model alone)"] = {k: e.value for k, e in intervals["fit (this model alone)"].items()}
+                    p = res.prevalence()
+                    prevalence.setdefault("fit (this model alone)", []).append(
+                        covers(p.lower, p.upper, prevalence_here))
                 except Exception:  # e.g. a 2-valued decision tree: counted as missing, not hidden
                     pass
             out[name] = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} for m, e in est.items()}
+            cover[name] = {m: {k: covers(e[k].lower, e[k].upper, here[k]) for k in KEYS}
+                           for m, e in intervals.items()}
+            cover[name]["labeled only"] = {k: covers(*lab[k], here[k]) for k in KEYS}
             auc_true[name] = truth["auc"]
             for m, e in est.items():
                 auc_est.setdefault(m, {})[name] = e["auc"]
-    return short, seed, {"models": out, "s": many_s, "pick": best_model_picks(auc_est, auc_true)}
+    return short, seed, {"models": out, "cover": cover, "prevalence": {m: float(np.mean(v)) for m, v in
+                                                                       prevalence.items()},
+                         "s": many_s, "pick": best_model_picks(auc_est, auc_true)}
 
 
 def best_model_picks(auc_est, auc_true):
@@ -94,7 +131,7 @@ def best_model_picks(auc_est, auc_true):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="3 seeds, fit_many only, no RESULTS.md")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -126,6 +163,15 @@ def main(argv=None):
             if m == "fit_many":
                 row["s"] = float(np.median([r["s"] for r in done]))
             rows.append(row)
+    coverage = []
+    for f in files:
+        done = [r for short, _, r in results if short == f and r is not None]
+        methods = list(dict.fromkeys(m for r in done for per in r["cover"].values() for m in per))
+        for m in methods:
+            got = [per[m] for r in done for per in r["cover"].values() if m in per]
+            coverage.append({"file": f, "method": m, "seeds": len(done),
+                             "prevalence": float(np.mean([r["prevalence"][m] for r in done if m in r["prevalence"]]))}
+                            | {k: float(np.mean([g[k] for g in got])) for k in KEYS})
     picks = []
     for f in files:
         done = [r for short, _, r in results if short == f and r is not None]
@@ -145,6 +191,12 @@ def main(argv=None):
         "",
         table(rows, ["file", "method", "seeds", "accuracy", "auc", "auprc", "accuracy_ratio", "auc_ratio",
                      "auprc_ratio", "s"]),
+        "",
+        f"Coverage of {100 * (1 - ALPHA):g}% intervals (share of (model, seed) pairs; prevalence: of seeds, "
+        "for `fit` the mean over a seed's models) of the metrics of the items each method describes. "
+        "A model's coverage is correlated across models within a seed, so the seed count is the sample size:",
+        "",
+        table(coverage, ["file", "method", "seeds", "prevalence", "accuracy", "auc", "auprc"]),
         "",
         "Which model is best? Share of seeds where the model a method ranks first by AUROC is the truly "
         "best on the held-out half (`p_best_first`; tied firsts count only if all are truly best), and the "

@@ -149,6 +149,11 @@ class ManyResult:
                                         "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
         return self._metric_draws[name]
 
+    def prevalence(self, level=0.9) -> C.Estimate:
+        """Fraction of positives among these items, from the shared label draws."""
+        draws = self.label_draws.mean(axis=1)
+        return C.Estimate.from_draws("prevalence", draws, np.full(draws.size, 1.0 / draws.size), level)
+
     def metrics(self, level=0.9) -> list[dict]:
         """One row per model: each metric's posterior median and interval."""
         rows = []
@@ -185,7 +190,9 @@ class ManyResult:
 
     def summary(self, metric="AUROC", level=0.9) -> str:
         n_lab = int(np.sum(~np.isnan(self.labels)))
+        prev = self.prevalence(level)
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
+                 f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
                  f"  ranking by {metric} (median [{100 * level:g}% interval], P(best)):"]
         for r in self.ranking(metric, level):
             e = r[metric]

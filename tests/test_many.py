@@ -56,6 +56,18 @@ def test_paired_comparisons_rank_the_models_and_cover_their_auroc():
     np.testing.assert_array_equal(again.label_draws, res.label_draws)
 
 
+def test_prevalence_comes_from_the_shared_draws_and_covers_the_truth():
+    rng = np.random.default_rng(2)
+    y, models = _three_models(rng)
+    labels = np.where(np.arange(y.size) < 30, y, np.nan)
+    res = spe.fit_many(models, labels, n_draws=400, seed=0)
+    prev = res.prevalence(level=0.9)
+    assert prev.lower <= y.mean() <= prev.upper
+    assert prev.value == pytest.approx(np.median(res.label_draws.mean(axis=1)))
+    assert res.prevalence(level=0.5).upper - res.prevalence(level=0.5).lower < prev.upper - prev.lower
+    assert f"prevalence {prev.value:.3f}" in res.summary()
+
+
 def test_comparison_plot_draws_every_model_best_on_top():
     import matplotlib
 
