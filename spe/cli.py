@@ -144,6 +144,8 @@ def _fit_many_table(args):
     data = {"models": [{"model": r["model"], "excluded": r["excluded"]}
                        | {k: _estimate_dict(r[k]) for k in ("AUROC", "average precision", "accuracy", "max F1")}
                        for r in res.metrics(args.level)],
+            "prevalence": res.prevalence(args.level).as_dict(),
+            "model_weights": res.model_weights,
             "prob_best_auroc": res.prob_best("AUROC"),
             "prob_beats_auroc": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)}}
     out = _write_json(Path(args.out), 'models.json', data)

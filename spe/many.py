@@ -1,17 +1,24 @@
 """Several classifiers scored on the same items: one label posterior, paired comparisons.
 
-The models' scores are all evidence about the same unknown labels, so the label model
-uses every one of them. Each model is first recalibrated by its own Bayesian Platt
-posterior (:mod:`spe.calibration_maps`; prior centred on "calibrated" for probabilities),
-giving log-odds x_ij on the scale its labels support; then the label model is a
-log-linear pool of those log-odds with weights learned from the labels,
+The models' scores are all evidence about the same unknown labels. The label posterior
+stacks several candidate label models, each fitted to the labels once, with weights from
+the leave-one-out predictive densities of the labeled items (pseudo-BMA with the
+Bayesian bootstrap, :mod:`spe.stacking`, exactly as :func:`spe.fit` pools its score
+models; equal weights with no labels):
 
-    P(y_i = 1) = sigmoid(c + sum_j beta_j x_ij),
+* each model's own Bayesian calibration map (:mod:`spe.calibration_maps`, the package's
+  default piecewise Platt map, prior centred on "calibrated" for probabilities);
+* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.log_linear_pool`),
+  which uses their agreement: models with independent errors together say more about an
+  item than any one alone.
 
-prior centred on the equal-weight pool (beta_j ~ N(1/J, 1/sqrt(J)), c ~ N(0, 1.5)),
-posterior by importance sampling around the mode (Student-t proposal, PSIS). The labels
-enter twice (each model's recalibration, then the pool), which makes the pool somewhat
-over-confident with very few labels.
+Neither kind is honest alone. Drawn from one model's map, labels are independent of the
+other models' scores given that model's, so a second model with independent information
+looks worse than it is. The log-linear pool spends the labels twice (recalibration, then
+pool), and alone its 90% prevalence intervals covered the truth in 74% of seeds on a
+shared fairness file. Stacked, the labels decide how far to trust the agreement.
+``benchmarks/ssme_shared.py`` measures the coverage.
+
 Every model's metrics are computed from the *same* label draws, so comparisons are
 paired: P(model A beats model B) is the share of draws in which it does.
 
@@ -24,105 +31,101 @@ still computed from the shared draws when it has scores to rank.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from . import curves as C
 from . import sweeps as SW
 from . import plot
-from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .calibration_maps import fit_calibration_map
+from .label_posterior import LabelPosterior, combine
+from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
+from .posterior import SamplingWarning
 from .seeds import child_generators
 from .threads import one_blas_thread
-from .frame import PROBABILITY_EPS, looks_like_probabilities
+from .frame import looks_like_probabilities
 from .orientation import ORIENTATION_PROBABILITY, reversed_probability
 from .scores import MIN_DISTINCT_SCORES, as_labels, as_score_array
 
-INTERCEPT_SD = 1.5
+#: Each model's calibration map (the package default) and its number of posterior draws.
+MAP_FORM = "spline"
+MAP_DRAWS = 1000
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")
+#: Items per block when labels are drawn, so memory stays (draws x block).
+_DRAW_CELLS = 4_000_000
 
 
-def _recalibrated_log_odds(s, labels, probabilities, rng):
-    """Logit of the model's own Bayesian Platt posterior-mean P(y = 1 | s).
+class ItemScoreModel:
+    """One model's calibration posterior, evaluated at item indices.
 
-    Recalibrating each model first (prior centred on "calibrated" for probabilities)
-    puts every model on the log-odds scale its labels support: an over-confident
-    model's exact 0s and 1s (logits of +-14) are tempered instead of outvoting the rest.
+    The score-model seam of :mod:`spe.label_posterior` takes scores; models scored on the
+    same items pool through the items themselves, each looking up its own scores.
     """
-    fit = fit_calibration_map("platt", s, labels, probabilities=probabilities, n_draws=400, rng=rng)
-    p = fit.weights @ fit.prob_positive(s)
-    return special.logit(np.clip(p, PROBABILITY_EPS, 1 - PROBABILITY_EPS))
+
+    def __init__(self, fit, scores):
+        self.fit = fit
+        self.scores = scores
+
+    @property
+    def name(self) -> str:
+        return self.fit.name
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.fit.weights
+
+    @property
+    def n_draws(self) -> int:
+        return self.fit.n_draws
+
+    def prob_positive(self, items, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1) of the items at indices ``items`` under each draw."""
+        return self.fit.prob_positive(self.scores[np.asarray(items, dtype=np.intp)], draws)
+
+    def draws(self) -> dict:
+        return self.fit.draws()
+
+    def describe(self) -> dict:
+        return self.fit.describe()
+
+    def chain_index(self) -> None:
+        return None
 
 
-@dataclass
-class JointLabelModel:
-    """Weighted posterior draws of (c, beta) over the included models' features."""
-
-    names: list
-    theta: np.ndarray
-    weights: np.ndarray
-    khat: float
-    ess: float
-
-    def prob_positive(self, x, rows) -> np.ndarray:
-        """(len(rows), n) P(y = 1) of items with features ``x`` under draws ``rows``."""
-        th = self.theta[rows]
-        return special.expit(th[:, :1] + th[:, 1:] @ x.T)
-
-
-def _prior(n_models):
-    """c ~ N(0, 1.5); beta_j ~ N(1/J, 1/sqrt(J)): centred on the log-linear pool with equal weights."""
-    mean = np.r_[0.0, np.full(n_models, 1.0 / n_models)]
-    sd = np.r_[INTERCEPT_SD, np.full(n_models, 1.0 / np.sqrt(n_models))]
-    return mean, sd
+def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs) -> LabelPosterior:
+    """Each model's calibration map and (with two or more models) their log-linear pool,
+    stacked by the labels (see above)."""
+    map_rng, pool_rng = rngs
+    fits = {}
+    for name, s in scores.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SamplingWarning)
+            fit = fit_calibration_map(MAP_FORM, s, labels, probabilities=probabilities[name], n_draws=MAP_DRAWS,
+                                      rng=map_rng)
+        fits[name] = ItemScoreModel(fit, s)
+    if len(scores) > 1:
+        fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
+    known = np.flatnonzero(~np.isnan(labels))
+    return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng)
 
 
-def _log_posterior(theta, x, y, mean, sd):
-    eta = theta[:, :1] + theta[:, 1:] @ x.T
-    return np.sum(y * eta - np.logaddexp(0.0, eta), axis=1) - 0.5 * np.sum(((theta - mean) / sd) ** 2, axis=1)
-
-
-def _mode(x, y, mean, sd, iterations=100):
-    """Newton's method for the (log-concave) logistic posterior."""
-    theta = mean.copy()
-    design = np.column_stack([np.ones(y.size), x])
-    for _ in range(iterations):
-        p = special.expit(design @ theta)
-        grad = design.T @ (y - p) - (theta - mean) / sd**2
-        precision = (design * (p * (1 - p))[:, None]).T @ design + np.diag(1 / sd**2)
-        step = np.linalg.solve(precision, grad)
-        theta = theta + step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    p = special.expit(design @ theta)
-    precision = (design * (p * (1 - p))[:, None]).T @ design + np.diag(1 / sd**2)
-    return theta, precision
-
-
-def fit_joint_model(x, labels, names, n_draws, rng) -> JointLabelModel:
-    mean, sd = _prior(x.shape[1])
+def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
+    """(draws, N) bool labellings, one per pooled draw; labeled items keep their label."""
+    n = labels.size
+    out = np.empty((model.n_draws, n), dtype=bool)
+    step = max(1, _DRAW_CELLS // model.n_draws)
+    for start in range(0, n, step):
+        items = np.arange(start, min(n, start + step))
+        out[:, items] = rng.random((model.n_draws, items.size)) < model.prob_positive(items)
     known = ~np.isnan(labels)
-    if not known.any():
-        theta = mean + rng.standard_normal((n_draws, mean.size)) * sd
-        return JointLabelModel(names, theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws))
-    mode, precision = _mode(x[known], labels[known], mean, sd)
-    cov = np.linalg.inv(precision)
-    q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
-    theta, weights, khat, _ = adaptive_importance_draws(
-        lambda t: _log_posterior(t, x[known], labels[known], mean, sd), q, n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"joint label model: importance weights are unreliable (Pareto k-hat = {khat:.2f})",
-                      SamplingWarning, stacklevel=3)
-    return JointLabelModel(names, theta, weights, float(khat), float(1.0 / np.sum(weights**2)))
+    out[:, known] = labels[known] == 1
+    return out
 
 
 class ManyResult:
     """Result of :func:`fit_many`: shared label draws and every model's metrics from them."""
 
-    def __init__(self, scores: dict, labels, label_model: JointLabelModel, label_draws, excluded: dict,
+    def __init__(self, scores: dict, labels, label_model: LabelPosterior, label_draws, excluded: dict,
                  thresholds: dict):
         self.scores = scores
         self.labels = labels
@@ -135,6 +138,13 @@ class ManyResult:
     @property
     def names(self) -> list:
         return list(self.scores)
+
+    @property
+    def model_weights(self) -> dict:
+        """Each label model's share of the label draws: every model's own map (0 when
+        excluded) and, with two or more models, their log-linear pool."""
+        return {n: self.label_model.model_weights.get(n, 0.0) for n in [*self.names, POOL_NAME]
+                if n in self.names or n in self.label_model.model_weights}
 
     def metric_draws(self, name) -> dict:
         """{metric: (draws,) values} for one model, from the shared label draws."""
@@ -191,13 +201,17 @@ class ManyResult:
     def summary(self, metric="AUROC", level=0.9) -> str:
         n_lab = int(np.sum(~np.isnan(self.labels)))
         prev = self.prevalence(level)
+        weights = self.model_weights
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
                  f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
-                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best)):"]
+                 f"  label model: each model's calibration map and their log-linear pool, stacked by "
+                 f"{self.label_model.weighting}; the pool's weight {weights.get(POOL_NAME, 0.0):.2f}",
+                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):"]
         for r in self.ranking(metric, level):
             e = r[metric]
             note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
-            lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}{note}")
+            lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}"
+                         f"  {weights[r['model']]:.2f}{note}")
         return "\n".join(lines)
 
     def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9):
@@ -231,6 +245,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not isinstance(scores, dict) or len(scores) < 1:
         raise TypeError("scores must be a dict {model name: scores}")
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
+    if POOL_NAME in arrays:
+        raise ValueError(f"{POOL_NAME!r} names the pool of all models; rename that model")
     sizes = {a.size for a in arrays.values()}
     if len(sizes) != 1:
         raise ValueError(f"every model must score the same items; got lengths {sorted(sizes)}")
@@ -240,29 +256,17 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not higher_is_positive:
         arrays = {k: (1 - a if looks_like_probabilities(a) else -a) for k, a in arrays.items()}
     fit_rng, draw_rng, map_rng = child_generators(seed, 3)
-    excluded, features, thresholds = {}, {}, {}
+    excluded, included, probabilities, thresholds = {}, {}, {}, {}
     for name, s in arrays.items():
-        probabilities = looks_like_probabilities(s)
-        thresholds[name] = 0.5 if probabilities else 0.0
+        probabilities[name] = looks_like_probabilities(s)
+        thresholds[name] = 0.5 if probabilities[name] else 0.0
         if np.unique(s).size < MIN_DISTINCT_SCORES:
             excluded[name] = f"fewer than {MIN_DISTINCT_SCORES} distinct scores"
-            continue
-        if reversed_probability(s, y) > ORIENTATION_PROBABILITY:
+        elif reversed_probability(s, y) > ORIENTATION_PROBABILITY:
             excluded[name] = "the labels say its scores run the wrong way (P(AUROC < 0.5) > 0.95)"
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SamplingWarning)
-            features[name] = _recalibrated_log_odds(s, y, probabilities, map_rng)
-    if not features:
+        else:
+            included[name] = s
+    if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
-    x = np.column_stack(list(features.values()))
-    model = fit_joint_model(x, y, list(features), n_draws, fit_rng)
-    rows = systematic_resample(model.weights, n_draws, draw_rng)
-    draws = np.empty((rows.size, n), dtype=bool)
-    step = max(1, 4_000_000 // n)
-    for start in range(0, rows.size, step):
-        block = rows[start : start + step]
-        draws[start : start + block.size] = draw_rng.random((block.size, n)) < model.prob_positive(x, block)
-    known = ~np.isnan(y)
-    draws[:, known] = y[known] == 1
-    return ManyResult(arrays, y, model, draws, excluded, thresholds)
+    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng))
+    return ManyResult(arrays, y, model, draw_labels(model, y, draw_rng), excluded, thresholds)
