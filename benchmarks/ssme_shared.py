@@ -3,8 +3,10 @@
 Per seed, one split for all of a file's models: a random half is held out as the truth,
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
-from `spe.fit_many` (all models, shared label draws), from `spe.fit` on that model alone
-(package default) and from the 20 labeled items alone; ratios to the labeled items alone.
+from `spe.fit_many` (all models, shared label draws; also with only one of its two kinds
+of label model, each model's own map or the log-linear pool), from `spe.fit` on that
+model alone (package default) and from the 20 labeled items alone; ratios to the labeled
+items alone.
 Coverage: how often each method's 90% intervals hold the metric of the items it describes
 (the 20 labeled + unlabeled items; the held-out half differs from them by sampling noise,
 which no interval about these items claims). Labeled only: Beta intervals for rates,
@@ -36,6 +38,8 @@ import spe  # noqa: E402
 MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")
 N_BOOT = 200
+#: fit_many's label model (the default stack) and, to compare, each of its two kinds alone.
+VARIANTS = {"fit_many": "stack", "fit_many, maps only": "maps", "fit_many, pool only": "pool"}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 
@@ -74,21 +78,26 @@ def one_seed(job):
     prevalence_here = y[chosen].mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        many = spe.fit_many({n: scores[chosen, j] for j, n in enumerate(names)}, labels, seed=seed)
-        many_s = time.perf_counter() - start
-        many_rows = {r["model"]: r for r in many.metrics(level=1 - ALPHA)}
-        prev = many.prevalence(level=1 - ALPHA)
+        manys = {}
+        for method, kind in VARIANTS.items():
+            start = time.perf_counter()
+            manys[method] = spe.fit_many({n: scores[chosen, j] for j, n in enumerate(names)}, labels, seed=seed,
+                                         label_model=kind)
+            if kind == "stack":
+                many_s = time.perf_counter() - start
+        many_rows = {m: {r["model"]: r for r in res.metrics(level=1 - ALPHA)} for m, res in manys.items()}
         lab_prev = beta_interval(labels[:20].sum(), 20)
-        prevalence = {"fit_many": [covers(prev.lower, prev.upper, prevalence_here)],
-                      "labeled only": [covers(*lab_prev, prevalence_here)]}
+        prevalence = {"labeled only": [covers(*lab_prev, prevalence_here)]}
+        for m, res in manys.items():
+            prev = res.prevalence(level=1 - ALPHA)
+            prevalence[m] = [covers(prev.lower, prev.upper, prevalence_here)]
         for j, name in enumerate(names):
             truth = exact_metrics(scores[held, j], y[held])
             here = exact_metrics(scores[chosen, j], y[chosen])
-            r = many_rows[name]
-            intervals = {"fit_many": {"accuracy": r["accuracy"], "auc": r["AUROC"], "auprc": r["average precision"]}}
-            est = {"fit_many": {k: e.value for k, e in intervals["fit_many"].items()},
-                   "labeled only": exact_metrics(scores[chosen[:20], j], y[chosen[:20]])}
+            intervals = {m: {"accuracy": rows[name]["accuracy"], "auc": rows[name]["AUROC"],
+                             "auprc": rows[name]["average precision"]} for m, rows in many_rows.items()}
+            est = {m: {k: e.value for k, e in v.items()} for m, v in intervals.items()}
+            est["labeled only"] = exact_metrics(scores[chosen[:20], j], y[chosen[:20]])
             lab = labeled_intervals(scores[chosen[:20], j], y[chosen[:20]], boot_rng)
             if with_single:
                 try:

@@ -51,6 +51,7 @@ from .scores import MIN_DISTINCT_SCORES, as_labels, as_score_array
 MAP_FORM = "spline"
 MAP_DRAWS = 1000
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")
+LABEL_MODELS = ("stack", "maps", "pool")
 #: Items per block when labels are drawn, so memory stays (draws x block).
 _DRAW_CELLS = 4_000_000
 
@@ -92,18 +93,18 @@ class ItemScoreModel:
         return None
 
 
-def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs) -> LabelPosterior:
+def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack") -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool,
-    stacked by the labels (see above)."""
+    stacked by the labels (see above); ``kind="maps"`` or ``"pool"`` keeps one kind only."""
     map_rng, pool_rng = rngs
     fits = {}
-    for name, s in scores.items():
+    for name, s in scores.items() if kind != "pool" or len(scores) == 1 else ():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             fit = fit_calibration_map(MAP_FORM, s, labels, probabilities=probabilities[name], n_draws=MAP_DRAWS,
                                       rng=map_rng)
         fits[name] = ItemScoreModel(fit, s)
-    if len(scores) > 1:
+    if kind != "maps" and len(scores) > 1:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
     known = np.flatnonzero(~np.isnan(labels))
     return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng)
@@ -224,7 +225,8 @@ class ManyResult:
 
 
 @one_blas_thread
-def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True) -> ManyResult:
+def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True,
+             label_model="stack") -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 
     Parameters
@@ -237,6 +239,12 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     n_draws : int
         Posterior draws of the label model, and labellings drawn from them.
     seed : int, numpy Generator or None
+    higher_is_positive : bool
+        False when lower scores mean positive (every model).
+    label_model : {"stack", "maps", "pool"}
+        ``"stack"`` (default): every model's own calibration map and the log-linear pool
+        of all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
+        compare; neither is honest alone (module docstring).
 
     Returns
     -------
@@ -245,6 +253,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not isinstance(scores, dict) or len(scores) < 1:
         raise TypeError("scores must be a dict {model name: scores}")
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
+    if label_model not in LABEL_MODELS:
+        raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
     if POOL_NAME in arrays:
         raise ValueError(f"{POOL_NAME!r} names the pool of all models; rename that model")
     sizes = {a.size for a in arrays.values()}
@@ -268,5 +278,5 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
             included[name] = s
     if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
-    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng))
+    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model)
     return ManyResult(arrays, y, model, draw_labels(model, y, draw_rng), excluded, thresholds)

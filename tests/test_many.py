@@ -29,6 +29,10 @@ def test_inputs_are_checked():
         spe.fit_many([np.arange(5.0)])
     with pytest.raises(ValueError, match="same items"):
         spe.fit_many({"a": np.linspace(0, 1, 5), "b": np.linspace(0, 1, 6)})
+    with pytest.raises(ValueError, match="label_model must be one of"):
+        spe.fit_many({"a": np.linspace(0, 1, 5)}, label_model="joint")
+    with pytest.raises(ValueError, match="rename that model"):
+        spe.fit_many({"log-linear pool": np.linspace(0, 1, 5)})
     with pytest.raises(ValueError, match="no model can inform the labels"):
         spe.fit_many({"flat": np.r_[np.zeros(5), np.ones(5)]})
 
@@ -44,6 +48,10 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     assert "distinct scores" in res.excluded["binary"] and "wrong way" in res.excluded["reversed"]
     assert set(res.label_model.fits) == {"good", "fair", "noise", "log-linear pool"}
     assert res.model_weights["binary"] == 0 and sum(res.model_weights.values()) == pytest.approx(1)
+    maps = spe.fit_many(models, labels, n_draws=300, seed=0, label_model="maps")
+    pool = spe.fit_many(models, labels, n_draws=300, seed=0, label_model="pool")
+    assert set(maps.label_model.fits) == {"good", "fair", "noise"}
+    assert set(pool.label_model.fits) == {"log-linear pool"} and pool.model_weights["log-linear pool"] == 1
     assert "excluded from the label model" in res.summary()
 
 
