@@ -38,7 +38,7 @@ from . import curves as C
 from . import sweeps as SW
 from . import plot
 from .calibration_maps import fit_calibration_map
-from .label_posterior import LabelPosterior, combine
+from .label_posterior import LabelPosterior, combine, systematic_resample
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .posterior import SamplingWarning
 from .seeds import child_generators
@@ -107,7 +107,13 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     if kind != "maps" and len(scores) > 1:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
     known = np.flatnonzero(~np.isnan(labels))
-    return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng)
+    pooled = combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng)
+    if pooled.n_draws == n_draws and np.allclose(pooled.weights, 1.0 / n_draws):
+        return pooled
+    # one label model keeps its importance weights: resample, as every labelling counts once
+    rows = systematic_resample(pooled.weights, n_draws, pool_rng)
+    return LabelPosterior(pooled.fits, pooled.model_weights, pooled.weighting, pooled.source[rows],
+                          pooled.draw[rows], np.full(n_draws, 1.0 / n_draws))
 
 
 def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
@@ -205,8 +211,9 @@ class ManyResult:
         weights = self.model_weights
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
                  f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
-                 f"  label model: each model's calibration map and their log-linear pool, stacked by "
-                 f"{self.label_model.weighting}; the pool's weight {weights.get(POOL_NAME, 0.0):.2f}",
+                 f"  label model: each model's calibration map and their log-linear pool "
+                 f"(weight {weights.get(POOL_NAME, 0.0):.2f}),",
+                 f"    stacked by {self.label_model.weighting}",
                  f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):"]
         for r in self.ranking(metric, level):
             e = r[metric]

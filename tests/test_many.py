@@ -52,6 +52,10 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     pool = spe.fit_many(models, labels, n_draws=300, seed=0, label_model="pool")
     assert set(maps.label_model.fits) == {"good", "fair", "noise"}
     assert set(pool.label_model.fits) == {"log-linear pool"} and pool.model_weights["log-linear pool"] == 1
+    # every labelling counts once, so a single label model's importance weights are resampled away
+    for res_ in (maps, pool, spe.fit_many({"good": models["good"]}, labels, n_draws=300, seed=0)):
+        np.testing.assert_allclose(res_.label_model.weights, 1 / 300)
+        assert res_.label_draws.shape == (300, y.size)
     assert "excluded from the label model" in res.summary()
 
 
