@@ -15,9 +15,9 @@ models; equal weights with no labels):
 Neither kind is honest alone. Drawn from one model's map, labels are independent of the
 other models' scores given that model's, so a second model with independent information
 looks worse than it is. The log-linear pool spends the labels twice (recalibration, then
-pool), and alone its 90% prevalence intervals covered the truth in 74% of seeds on a
-shared fairness file. Stacked, the labels decide how far to trust the agreement.
-``benchmarks/ssme_shared.py`` measures the coverage.
+pool), so alone its intervals are too narrow with few labels. Stacked, the labels decide
+how far to trust the agreement. ``benchmarks/ssme_shared.py`` measures the coverage of
+the stack and of each kind alone (``label_model=``).
 
 Every model's metrics are computed from the *same* label draws, so comparisons are
 paired: P(model A beats model B) is the share of draws in which it does.
