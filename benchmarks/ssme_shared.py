@@ -73,7 +73,7 @@ def one_seed(job):
         return short, seed, None
     labels = np.full(chosen.size, np.nan)
     labels[:20] = y[chosen[:20]]
-    out, cover, auc_est, auc_true = {}, {}, {}, {}
+    out, cover, estimates, truths = {}, {}, {}, {}
     boot_rng = np.random.default_rng([seed, 1])
     prevalence_here = y[chosen].mean()
     with warnings.catch_warnings():
@@ -114,27 +114,29 @@ def one_seed(job):
             cover[name] = {m: {k: covers(e[k].lower, e[k].upper, here[k]) for k in KEYS}
                            for m, e in intervals.items()}
             cover[name]["labeled only"] = {k: covers(*lab[k], here[k]) for k in KEYS}
-            auc_true[name] = truth["auc"]
+            truths[name] = truth
             for m, e in est.items():
-                auc_est.setdefault(m, {})[name] = e["auc"]
+                estimates.setdefault(m, {})[name] = e
     return short, seed, {"models": out, "cover": cover, "prevalence": {m: float(np.mean(v)) for m, v in
                                                                        prevalence.items()},
-                         "s": many_s, "pick": best_model_picks(auc_est, auc_true)}
+                         "s": many_s, "pick": {k: best_model_picks(estimates, truths, k) for k in ("auc", "auprc")}}
 
 
-def best_model_picks(auc_est, auc_true):
-    """Per method: is the model it ranks first by AUROC the truly best (held-out half), and
-    how many AUROC points the pick gives up (regret). Ties in the ranking count as a miss
-    unless every tied model is truly best."""
-    best = max(auc_true.values())
+def best_model_picks(estimates, truths, key):
+    """Per method: is the model it ranks first by ``key`` ("auc" or "auprc") the truly best
+    by it (held-out half), and how many points the pick gives up (regret). Ties in the
+    ranking count as a miss unless every tied model is truly best."""
+    true = {n: t[key] for n, t in truths.items()}
+    best = max(true.values())
     out = {}
-    for method, est in auc_est.items():
-        if len(est) < len(auc_true):
+    for method, per_model in estimates.items():
+        est = {n: e[key] for n, e in per_model.items()}
+        if len(est) < len(true):
             continue  # a model this method could not fit: no comparable ranking
         top = max(est.values())
         picked = [n for n, v in est.items() if v == top]
-        out[method] = {"hit": all(auc_true[n] == best for n in picked),
-                       "regret": 100 * (best - np.mean([auc_true[n] for n in picked]))}
+        out[method] = {"hit": all(true[n] == best for n in picked),
+                       "regret": 100 * (best - np.mean([true[n] for n in picked]))}
     return out
 
 
@@ -184,11 +186,13 @@ def main(argv=None):
     picks = []
     for f in files:
         done = [r for short, _, r in results if short == f and r is not None]
-        for m in dict.fromkeys(m for r in done for m in r["pick"]):
-            got = [r["pick"][m] for r in done if m in r["pick"]]
-            picks.append({"file": f, "method": m, "seeds": len(got),
-                          "p_best_first": float(np.mean([g["hit"] for g in got])),
-                          "regret_auc": float(np.mean([g["regret"] for g in got]))})
+        for m in dict.fromkeys(m for r in done for m in r["pick"]["auc"]):
+            row = {"file": f, "method": m}
+            for k in ("auc", "auprc"):
+                got = [r["pick"][k][m] for r in done if m in r["pick"][k]]
+                row |= {"seeds": len(got), f"p_best_first_{k}": float(np.mean([g["hit"] for g in got])),
+                        f"regret_{k}": float(np.mean([g["regret"] for g in got]))}
+            picks.append(row)
     text = "\n".join([
         "## SSME's protocol, every model of a file on the same labels (`benchmarks/ssme_shared.py`)",
         "",
@@ -207,11 +211,12 @@ def main(argv=None):
         "",
         table(coverage, ["file", "method", "seeds", "prevalence", "accuracy", "auc", "auprc"]),
         "",
-        "Which model is best? Share of seeds where the model a method ranks first by AUROC is the truly "
-        "best on the held-out half (`p_best_first`; tied firsts count only if all are truly best), and the "
-        "mean AUROC points the pick gives up against the truly best (`regret_auc`):",
+        "Which model is best? Share of seeds where the model a method ranks first by AUROC (by AUPRC) is "
+        "the truly best by that metric on the held-out half (`p_best_first_*`; tied firsts count only if all "
+        "are truly best), and the mean points the pick gives up against the truly best (`regret_*`):",
         "",
-        table(picks, ["file", "method", "seeds", "p_best_first", "regret_auc"]),
+        table(picks, ["file", "method", "seeds", "p_best_first_auc", "regret_auc", "p_best_first_auprc",
+                      "regret_auprc"]),
         "",
     ])
     print(text)
