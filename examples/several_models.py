@@ -52,16 +52,16 @@ def run():
              + ", ".join(f"{n} {v:.3f}" for n, v in true_auroc.items())
              + f"; true prevalence {truth.mean():.3f}",
              "label-model weights: " + ", ".join(f"{n} {w:.2f}" for n, w in res.model_weights.items())]
-    return res, "\n".join(lines)
+    return res, "\n".join(lines), true_auroc
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    res, text = run()
+    res, text, true_auroc = run()
     print(text)
     from spe.report import save_figure
 
-    save_figure(ROOT / "figures" / "several_models.png", lambda ax: res.plot_comparison(ax, metric="AUROC"))
+    save_figure(ROOT / "figures" / "several_models.png", lambda ax: res.plot_comparison(ax, metric="AUROC", truth=true_auroc))
     if "--readme" in argv:
         readme = ROOT / "README.md"
         head, rest = readme.read_text().split(MARKERS[0], 1)

@@ -222,10 +222,10 @@ class ManyResult:
                          f"  {weights[r['model']]:.2f}{note}")
         return "\n".join(lines)
 
-    def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9):
+    def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9, truth=None):
         """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
         self._check_metric(metric)
-        return plot.plot_comparison(self, ax, metric=metric, level=level)
+        return plot.plot_comparison(self, ax, metric=metric, level=level, truth=truth)
 
     def __repr__(self):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"

@@ -209,11 +209,12 @@ def plot_reliability(res, ax=None, *, true_labels=None, n_bins=10, level=0.9):
     return ax
 
 
-def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9):
+def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9, truth=None):
     """Several models on the same labels (:func:`spe.fit_many`): each model's ``metric``
     (posterior median and ``level`` interval), best first, labelled with P(best).
 
-    Models excluded from the shared label model are drawn in grey.
+    Models excluded from the shared label model are drawn in grey. ``truth``: optional
+    ``{model: true value}`` (known in a benchmark or a worked example), drawn as black x.
     """
     ax = _axes(ax)
     rows = many.ranking(metric, level)[::-1]  # best at the top
@@ -223,6 +224,10 @@ def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9):
         color = "grey" if r["excluded"] else SPE_COLOR
         ax.errorbar(e.value, i, xerr=[[e.value - e.lower], [e.upper - e.value]],
                     fmt="o", color=color, capsize=3)
+    if truth:
+        known = [(truth[r["model"]], i) for i, r in enumerate(rows) if r["model"] in truth]
+        ax.plot(*zip(*known), "kx", ms=8, label="truth")
+        ax.legend(loc="best")
     ax.set_yticks(y, [f"{r['model']}  (P(best) {r['P(best)']:.2f})" for r in rows])
     ax.set_xlabel(f"{metric} on these items ({100 * level:g}% interval)")
     ax.set_title(f"{len(rows)} models, {int(np.sum(~np.isnan(many.labels)))} labels (shared draws)")

@@ -101,6 +101,13 @@ def test_comparison_plot_draws_every_model_best_on_top():
     assert "average precision" in ax.get_xlabel()
     with pytest.raises(ValueError, match="metric must be one of"):
         res.plot_comparison(metric="F1")
+    import matplotlib.pyplot as plt
+
+    truth = {"good": 0.9, "noise": 0.3}  # a model may be left out
+    marked = res.plot_comparison(plt.subplots()[1], metric="average precision", truth=truth)
+    xs, ys = marked.lines[-1].get_data()
+    rows = [t.get_text().split()[0] for t in marked.get_yticklabels()]
+    assert sorted(zip(ys, xs)) == sorted((rows.index(k), v) for k, v in truth.items())
 
 
 def test_every_models_auroc_interval_covers_with_ten_labels():
