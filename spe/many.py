@@ -211,9 +211,7 @@ class ManyResult:
         weights = self.model_weights
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
                  f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
-                 f"  label model: each model's calibration map and their log-linear pool "
-                 f"(weight {weights.get(POOL_NAME, 0.0):.2f}),",
-                 f"    stacked by {self.label_model.weighting}",
+                 *self._label_model_lines(weights),
                  f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):"]
         for r in self.ranking(metric, level):
             e = r[metric]
@@ -221,6 +219,15 @@ class ManyResult:
             lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}"
                          f"  {weights[r['model']]:.2f}{note}")
         return "\n".join(lines)
+
+    def _label_model_lines(self, weights) -> list[str]:
+        fits = list(self.label_model.fits)
+        if len(fits) == 1:
+            only = "the log-linear pool of all models" if fits[0] == POOL_NAME else f"{fits[0]}'s calibration map"
+            return [f"  label model: {only} alone"]
+        pool = f" and their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
+        return [f"  label model: each model's calibration map{pool},",
+                f"    stacked by {self.label_model.weighting}"]
 
     def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9, truth=None):
         """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""

@@ -53,7 +53,10 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     assert set(maps.label_model.fits) == {"good", "fair", "noise"}
     assert set(pool.label_model.fits) == {"log-linear pool"} and pool.model_weights["log-linear pool"] == 1
     # every labelling counts once, so a single label model's importance weights are resampled away
-    for res_ in (maps, pool, spe.fit_many({"good": models["good"]}, labels, n_draws=300, seed=0)):
+    single = spe.fit_many({"good": models["good"]}, labels, n_draws=300, seed=0)
+    assert "good's calibration map alone" in single.summary()
+    assert "log-linear pool of all models alone" in pool.summary() and "pool" not in maps.summary()
+    for res_ in (maps, pool, single):
         np.testing.assert_allclose(res_.label_model.weights, 1 / 300)
         assert res_.label_draws.shape == (300, y.size)
     assert "excluded from the label model" in res.summary()
