@@ -75,6 +75,15 @@ class LabelPosterior:
                 out[rows] = fit.prob_positive(scores, draws=needed)[where]
         return out
 
+    def equally_weighted(self, n: int, rng) -> "LabelPosterior":
+        """n draws of equal weight: itself when it already is that, else its draws resampled
+        systematically (a single model keeps its importance weights in :func:`combine`)."""
+        if self.n_draws == n and np.allclose(self.weights, 1.0 / n):
+            return self
+        rows = systematic_resample(self.weights, n, rng)
+        return LabelPosterior(self.fits, self.model_weights, self.weighting, self.source[rows], self.draw[rows],
+                              np.full(n, 1.0 / n))
+
     def mean_prob_positive(self, scores) -> np.ndarray:
         """Posterior-averaged P(y = 1 | s)."""
         return self.weights @ self.prob_positive(scores)

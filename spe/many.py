@@ -38,7 +38,7 @@ from . import curves as C
 from . import sweeps as SW
 from . import plot
 from .calibration_maps import fit_calibration_map
-from .label_posterior import LabelPosterior, combine, systematic_resample
+from .label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .posterior import SamplingWarning
 from .seeds import child_generators
@@ -97,23 +97,19 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     """Each model's calibration map and (with two or more models) their log-linear pool,
     stacked by the labels (see above); ``kind="maps"`` or ``"pool"`` keeps one kind only."""
     map_rng, pool_rng = rngs
+    with_pool = kind != "maps" and len(scores) > 1
     fits = {}
-    for name, s in scores.items() if kind != "pool" or len(scores) == 1 else ():
+    for name, s in scores.items() if kind != "pool" or not with_pool else ():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             fit = fit_calibration_map(MAP_FORM, s, labels, probabilities=probabilities[name], n_draws=MAP_DRAWS,
                                       rng=map_rng)
         fits[name] = ItemScoreModel(fit, s)
-    if kind != "maps" and len(scores) > 1:
+    if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
     known = np.flatnonzero(~np.isnan(labels))
-    pooled = combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng)
-    if pooled.n_draws == n_draws and np.allclose(pooled.weights, 1.0 / n_draws):
-        return pooled
-    # one label model keeps its importance weights: resample, as every labelling counts once
-    rows = systematic_resample(pooled.weights, n_draws, pool_rng)
-    return LabelPosterior(pooled.fits, pooled.model_weights, pooled.weighting, pooled.source[rows],
-                          pooled.draw[rows], np.full(n_draws, 1.0 / n_draws))
+    # every labelling counts once, so a lone label model's importance weights are resampled away
+    return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
 
 
 def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
@@ -127,6 +123,11 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
     known = ~np.isnan(labels)
     out[:, known] = labels[known] == 1
     return out
+
+
+def _equal_weight_estimate(name, draws, level) -> C.Estimate:
+    """An estimate from the shared labellings, each of which counts once."""
+    return C.Estimate.from_draws(name, draws, np.full(draws.size, 1.0 / draws.size), level)
 
 
 class ManyResult:
@@ -150,8 +151,9 @@ class ManyResult:
     def model_weights(self) -> dict:
         """Each label model's share of the label draws: every model's own map (0 when
         excluded) and, with two or more models, their log-linear pool."""
-        return {n: self.label_model.model_weights.get(n, 0.0) for n in [*self.names, POOL_NAME]
-                if n in self.names or n in self.label_model.model_weights}
+        fitted = self.label_model.model_weights
+        pool = {POOL_NAME: fitted[POOL_NAME]} if POOL_NAME in fitted else {}
+        return {n: fitted.get(n, 0.0) for n in self.names} | pool
 
     def metric_draws(self, name) -> dict:
         """{metric: (draws,) values} for one model, from the shared label draws."""
@@ -168,17 +170,15 @@ class ManyResult:
 
     def prevalence(self, level=0.9) -> C.Estimate:
         """Fraction of positives among these items, from the shared label draws."""
-        draws = self.label_draws.mean(axis=1)
-        return C.Estimate.from_draws("prevalence", draws, np.full(draws.size, 1.0 / draws.size), level)
+        return _equal_weight_estimate("prevalence", self.label_draws.mean(axis=1), level)
 
     def metrics(self, level=0.9) -> list[dict]:
         """One row per model: each metric's posterior median and interval."""
         rows = []
         for name in self.names:
             draws = self.metric_draws(name)
-            m = next(iter(draws.values())).size
             rows.append({"model": name, "excluded": self.excluded.get(name, "")} |
-                        {k: C.Estimate.from_draws(k, v, np.full(m, 1.0 / m), level) for k, v in draws.items()})
+                        {k: _equal_weight_estimate(k, v, level) for k, v in draws.items()})
         return rows
 
     def _check_metric(self, metric):
