@@ -63,10 +63,9 @@ def main(argv=None) -> int:
 
     save_figure(ROOT / "figures" / "several_models.png", lambda ax: res.plot_comparison(ax, metric="AUROC", truth=true_auroc))
     if "--readme" in argv:
-        readme = ROOT / "README.md"
-        head, rest = readme.read_text().split(MARKERS[0], 1)
-        body = "```\n" + text + "\n```"
-        readme.write_text(head + MARKERS[0] + "\n" + body + "\n" + MARKERS[1] + rest.split(MARKERS[1], 1)[1])
+        from readme_numbers import README, replace_block  # examples/ is on sys.path (run)
+
+        README.write_text(replace_block(README.read_text(), MARKERS, "```\n" + text + "\n```"))
     return 0
 
 
