@@ -51,7 +51,8 @@ def file_models(short):
 
 
 def labeled_intervals(s, y, rng):
-    """90% intervals from the labeled items alone: Beta for rates, bootstrap for AUROC/AUPRC."""
+    """90% intervals from the labeled items alone: Beta for accuracy, bootstrap for AUROC/AUPRC
+    (the labeled-only prevalence interval is one per seed, in :func:`one_seed`)."""
     boot = np.empty((N_BOOT, 2))
     for b in range(N_BOOT):
         i = rng.integers(0, y.size, y.size)
@@ -59,8 +60,7 @@ def labeled_intervals(s, y, rng):
         boot[b] = (exact_auc(s[i], y[i]) if both else 0.5, exact_ap(s[i], y[i]) if y[i].any() else 0.0)
     auc, auprc = np.quantile(boot, [ALPHA / 2, 1 - ALPHA / 2], axis=0).T
     correct = (s >= 0.5) == (y == 1)
-    return {"accuracy": beta_interval(correct.sum(), y.size), "auc": auc, "auprc": auprc,
-            "prevalence": beta_interval(y.sum(), y.size)}
+    return {"accuracy": beta_interval(correct.sum(), y.size), "auc": auc, "auprc": auprc}
 
 
 def one_seed(job):
