@@ -37,7 +37,7 @@ from .label_posterior import systematic_resample
 from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
 from .seeds import child_generators
 from .threads import one_blas_thread
-from .frame import PROBABILITY_EPS
+from .frame import PROBABILITY_EPS, PROBABILITY_TOLERANCE, looks_like_probabilities
 
 MULTICLASS_MODELS = ("temperature", "vector")
 #: Vector scaling has K + 1 parameters; importance sampling in more dimensions than this
@@ -64,9 +64,11 @@ def as_class_scores(scores) -> tuple[np.ndarray, str]:
         row = int(np.flatnonzero(bad.any(axis=1))[0])
         raise ValueError(f"class scores must be finite: {int(bad.sum())} NaN/inf value(s), first in row {row}")
     rows = arr.sum(axis=1)
-    if arr.min() >= 0.0 and arr.max() <= 1.0 and np.allclose(rows, 1.0, atol=1e-3):
+    # float32 files hold probabilities like 1.00001: rounding, not logits
+    in_unit_range = looks_like_probabilities(arr)
+    if in_unit_range and np.allclose(rows, 1.0, atol=PROBABILITY_TOLERANCE):
         return np.log(np.clip(arr, PROBABILITY_EPS, 1.0)), "probabilities"
-    if arr.min() >= 0.0 and arr.max() <= 1.0:
+    if in_unit_range:
         raise ValueError("class scores lie in [0, 1] but rows do not sum to 1 (largest deviation "
                          f"{np.abs(rows - 1).max():.3g}): pass probabilities that sum to 1 per row, or logits")
     return arr - special.logsumexp(arr, axis=1, keepdims=True), "logits"

@@ -32,6 +32,19 @@ def test_bad_class_scores_are_refused_with_the_reason(bad, err, message):
         as_class_scores(bad)
 
 
+def test_probabilities_rounded_past_one_are_still_probabilities():
+    """float32 files hold entries like 1.00001 (the shared imdb file: 219 of 2,000 rows);
+    read as logits they would make a softmax of the probabilities themselves."""
+    p = np.array([[0.99999, 1.0e-5], [0.3, 0.7]], dtype=np.float32).astype(float)
+    p[0] = [1.0000100135803223, 1.0000003385357559e-05]
+    f, kind = as_class_scores(p)
+    assert kind == "probabilities"
+    np.testing.assert_allclose(f[1], np.log([0.3, 0.7]))
+    assert f[0, 0] == 0.0  # clipped to 1, not log(1.00001)
+    with pytest.raises(ValueError, match="rows do not sum to 1"):
+        as_class_scores(np.array([[1.0005, 0.2], [0.3, 0.7]]))
+
+
 def test_labels_and_options_are_checked():
     assert as_class_labels([0, -1, np.nan, None, 2.0], 5, 3).tolist() == [0, -1, -1, -1, 2]
     with pytest.raises(ValueError, match="item 1: class 3 outside 0..2"):
