@@ -186,7 +186,7 @@ def _fit_multiclass_table(args):
             "per_class": [{"class": names[r["class"]], "n_predicted": r["n_predicted"]}
                           | {k: _estimate_dict(r[k]) for k in ("precision", "recall", "f1", "prevalence")}
                           for r in res.per_class(args.level)],
-            "score_model": res.fit.describe()}
+            "label_models": res.describe_models()}
     print(f"wrote {_write_json(Path(args.out), 'multiclass.json', data)}")
 
 

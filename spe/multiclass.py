@@ -1,18 +1,18 @@
 """Multiclass classifiers: an (N, K) matrix of probabilities (or logits) and a few labels.
 
-Score model: Bayesian temperature scaling (Guo et al. 2017), optionally with a bias per
-class (vector scaling with one shared temperature), on the classifier's log-probabilities
-f_ik:
+Label models, each a small module, each a posterior over P(y_i = k | f_i) from the
+classifier's log-probabilities f_ik and the labels:
 
-    P(y_i = k | f_i) = (1 - epsilon) softmax_k(a f_ik + b_k) + epsilon / K,    a = exp(t) = 1 / T
+* ``temperature`` / ``vector`` (:mod:`spe.class_maps`): Bayesian temperature scaling
+  (Guo et al. 2017), optionally with a bias per class, and an outlier share for label
+  noise; prior centred on "the classifier is calibrated";
+* ``top-label`` (:mod:`spe.top_label`): a piecewise Platt map of the top-1 probability
+  (is the predicted class right?) times temperature scaling among the other classes.
 
-The prior is centred on "the classifier is calibrated": t ~ N(0, 1) (inverse temperatures
-0.19-5.2 at 90%), b_k ~ N(0, 1). The outlier share epsilon (label noise, items a model
-gets confidently wrong: real probability files hold exact 0s for the true class) keeps
-one such label from dragging the temperature: without it, a labeled item whose true
-class has probability 1e-6 forces the map to soften every item's probabilities. The labeled items give the likelihood; the posterior is
-drawn by importance sampling around its mode (multivariate Student-t proposal, PSIS
-weights, Pareto k-hat reported), or from the prior with no labels.
+The default, ``stack``, weights temperature scaling and the top-label model by their
+leave-one-out predictive densities on the labeled items (pseudo-BMA with the Bayesian
+bootstrap, :mod:`spe.stacking`, as :func:`spe.fit` weights its score models; equal
+weights with no labels), and each contributes that share of the draws.
 
 Each posterior draw then draws one class for every unlabeled item (Gumbel-max), so the
 draws are *coherent*: every item has exactly one class in every draw. Every metric is a
@@ -24,29 +24,27 @@ other draw by draw. Memory is draws x items (one small integer each), never x K.
 from __future__ import annotations
 
 import numbers
-import warnings
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from . import curves as C
 from . import sweeps as SW
-from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
-from .seeds import child_generators
-from .threads import one_blas_thread
+from . import top_label
+from .class_maps import classes_from_draws, fit_class_map, log_likelihood_rows
 from .frame import PROBABILITY_EPS, PROBABILITY_TOLERANCE, looks_like_probabilities
+from .label_posterior import LOO_DRAWS, allocate, systematic_resample
+from .seeds import child_generators
+from .stacking import stacking_weights
+from .threads import one_blas_thread
 
-MULTICLASS_MODELS = ("temperature", "vector")
+MULTICLASS_MODELS = ("stack", "temperature", "vector", top_label.NAME)
+#: The label models the default ``stack`` weighs against each other.
+STACKED = ("temperature", top_label.NAME)
 #: Vector scaling has K + 1 parameters; importance sampling in more dimensions than this
 #: from tens of labels is not trustworthy, so larger K use temperature scaling.
 MAX_VECTOR_CLASSES = 50
-PRIOR_SD = 1.0
-#: Outlier share epsilon = expit(e), e ~ N(-6, 1.5): median 0.25%, 90% within 0.02%-3%.
-OUTLIER_PRIOR = (-6.0, 1.5)
-_BLOCK_ELEMENTS = 4_000_000
 
 
 # ---- input boundary ---------------------------------------------------------------------
@@ -96,154 +94,22 @@ def as_class_labels(labels, n: int, k: int) -> np.ndarray:
     return out
 
 
-# ---- the score model ----------------------------------------------------------------------
-def _prior_mean_sd(dim):
-    mean = np.zeros(dim)
-    sd = np.full(dim, PRIOR_SD)
-    mean[1], sd[1] = OUTLIER_PRIOR
-    return mean, sd
-
-
-def _log_lik_terms(theta, f, y, vector: bool):
-    """Per-item likelihood pieces: r_i = P(y_i | f_i), softmax q, model share w_i, epsilon."""
-    a, eps = np.exp(theta[0]), special.expit(theta[1])
-    eta = a * f + (theta[2:] if vector else 0.0)
-    q = special.softmax(eta, axis=1)
-    q_y = q[np.arange(y.size), y]
-    r = (1.0 - eps) * q_y + eps / f.shape[1]
-    return a, eps, q, q_y, r
-
-
-def _log_posterior_and_grad(theta, f, y, vector: bool):
-    """Log posterior of one parameter vector (t, e, b_1..b_K) and its gradient."""
-    a, eps, q, q_y, r = _log_lik_terms(theta, f, y, vector)
-    share = (1.0 - eps) * q_y / r  # P(item i follows the map, not the outlier term)
-    resid = -q * share[:, None]
-    resid[np.arange(y.size), y] += share
-    grad = [a * np.sum(resid * f), eps * (1.0 - eps) * np.sum((1.0 / f.shape[1] - q_y) / r)]
-    if vector:
-        grad += list(resid.sum(axis=0))
-    mean, sd = _prior_mean_sd(theta.size)
-    grad = np.array(grad) - (theta - mean) / sd**2
-    return float(np.sum(np.log(r))) - 0.5 * float(np.sum(((theta - mean) / sd) ** 2)), grad
-
-
-def _log_posterior_rows(thetas, f, y, vector: bool):
-    """Log posterior of each parameter row (for the importance weights)."""
-    mean, sd = _prior_mean_sd(thetas.shape[1])
-    loglik = np.array([np.sum(np.log(_log_lik_terms(th, f, y, vector)[4])) for th in thetas])
-    return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
-
-
-def _hessian(theta, f, y, vector, eps=1e-5):
-    """Symmetrised finite-difference Hessian of the exact gradient."""
-    d = theta.size
-    hess = np.empty((d, d))
-    for j in range(d):
-        step = np.zeros(d)
-        step[j] = eps
-        hess[j] = (_log_posterior_and_grad(theta + step, f, y, vector)[1]
-                   - _log_posterior_and_grad(theta - step, f, y, vector)[1]) / (2 * eps)
-    return 0.5 * (hess + hess.T)
-
-
-@dataclass
-class MulticlassFit:
-    """Weighted posterior draws of (t, b) and the class probabilities they imply."""
-
-    form: str
-    theta: np.ndarray
-    weights: np.ndarray
-    khat: float
-    ess: float
-    n_labeled: int
-
-    @property
-    def inverse_temperature(self) -> np.ndarray:
-        """a = exp(t) = 1 / T per draw: > 1 sharpens the classifier's probabilities, < 1 softens them."""
-        return np.exp(self.theta[:, 0])
-
-    def logits(self, rows, f) -> np.ndarray:
-        """(len(rows), n, K) calibrated logits of items ``f`` under draws ``rows``."""
-        th = self.theta[rows]
-        out = np.exp(th[:, 0])[:, None, None] * f[None]
-        return out + th[:, None, 2:] if self.form == "vector" else out
-
-    @property
-    def outlier_share(self) -> np.ndarray:
-        """epsilon per draw: the share of items whose class ignores the scores (label noise)."""
-        return special.expit(self.theta[:, 1])
-
-    def describe(self) -> dict:
-        w = self.weights
-        return {
-            "model": ("Bayesian temperature scaling" if self.form == "temperature" else
-                      "Bayesian vector scaling (shared temperature, bias per class)"),
-            "posterior_mean_inverse_temperature": float(w @ self.inverse_temperature),
-            "posterior_mean_outlier_share": float(w @ self.outlier_share),
-            "inference": "prior draws (no labels)" if self.n_labeled == 0 else "importance sampling",
-            "pareto_khat": None if np.isnan(self.khat) else self.khat,
-            "ess": self.ess,
-        }
-
-
-def fit_class_map(f, labels, form, n_draws, rng) -> MulticlassFit:
-    """Posterior draws of the calibration map from the labeled rows of ``f``."""
-    vector = form == "vector"
-    dim = 2 + (f.shape[1] if vector else 0)
-    mean, sd = _prior_mean_sd(dim)
-    known = labels >= 0
-    if not known.any():
-        theta = mean + rng.standard_normal((n_draws, dim)) * sd
-        return MulticlassFit(form, theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
-    fk, yk = f[known], labels[known]
-    res = optimize.minimize(lambda th: tuple(-v for v in _log_posterior_and_grad(th, fk, yk, vector)),
-                            mean, jac=True, method="L-BFGS-B")
-    precision = -_hessian(res.x, fk, yk, vector)
-    low = np.linalg.eigvalsh(precision).min()
-    cov = np.linalg.inv(precision) if low > 0 else np.diag(sd**2)
-    q = Proposal("student_t", res.x, 0.5 * (cov + cov.T))
-    theta, weights, khat, _ = adaptive_importance_draws(
-        lambda t: _log_posterior_rows(t, fk, yk, vector), q, n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"{form} scaling: importance weights are unreliable (Pareto k-hat = {khat:.2f} > "
-                      f"{KHAT_THRESHOLD}); its draws are approximate", SamplingWarning, stacklevel=3)
-    return MulticlassFit(form, theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
-
-
-def draw_classes(fit: MulticlassFit, f, labels, n_label_draws, rng) -> np.ndarray:
-    """(n_label_draws, N) classes: one coherent labelling per resampled posterior draw."""
-    rows = systematic_resample(fit.weights, n_label_draws, rng)
-    n, k = f.shape
-    dtype = np.int16 if k < 2**15 else np.int32
-    out = np.empty((rows.size, n), dtype=dtype)
-    step = max(1, _BLOCK_ELEMENTS // (n * k))
-    for start in range(0, rows.size, step):
-        block = rows[start : start + step]
-        gumbel = rng.gumbel(size=(block.size, n, k))
-        classes = np.argmax(fit.logits(block, f) + gumbel, axis=2)
-        outlier = rng.random((block.size, n)) < fit.outlier_share[block][:, None]
-        classes[outlier] = rng.integers(0, k, size=int(outlier.sum()))
-        out[start : start + block.size] = classes
-    known = labels >= 0
-    out[:, known] = labels[known]
-    return out
-
-
 # ---- results --------------------------------------------------------------------------------
 class MulticlassResult:
     """Result of :func:`fit_multiclass`: coherent label draws and everything derived.
 
     ``predicted`` is the classifier's top-1 class per item; ``class_draws`` the
-    (draws, N) drawn classes (labeled items fixed). Metrics are posterior medians with
+    (draws, N) drawn classes (labeled items fixed); ``fits`` the label models by name and
+    ``model_weights`` each one's share of the draws. Metrics are posterior medians with
     equal-tailed intervals (:class:`~spe.curves.Estimate`).
     """
 
-    def __init__(self, f, labels, kind, fit: MulticlassFit, class_draws):
+    def __init__(self, f, labels, kind, fits: dict, model_weights: dict, class_draws):
         self.log_probs = f
         self.labels = labels
         self.score_kind = kind
-        self.fit = fit
+        self.fits = fits
+        self.model_weights = model_weights
         self.class_draws = class_draws
         self.predicted = np.argmax(f, axis=1)
 
@@ -340,17 +206,22 @@ class MulticlassResult:
                       axis=0)
         return self._estimate("macro AP", aps, level)
 
+    def describe_models(self) -> dict:
+        """Each label model's description with its weight."""
+        return {name: {"weight": self.model_weights[name]} | fit.describe() for name, fit in self.fits.items()}
+
     def summary(self, level=0.9) -> str:
-        d = self.fit.describe()
-        khat = "n/a" if d["pareto_khat"] is None else f"{d['pareto_khat']:.2f}"
         lines = [
             "SPE (multiclass): performance of a classifier from its class probabilities and few labels",
             f"  items: {self.n_items}, classes: {self.n_classes}, labeled: {self.n_labeled}",
-            f"  score model: {d['model']} on the {self.score_kind}; posterior mean 1/T "
-            f"{d['posterior_mean_inverse_temperature']:.3g} ({d['inference']}, ESS {d['ess']:.0f}, "
-            f"Pareto k-hat {khat})",
-            f"  metrics on these items (median [{100 * level:g}% interval]), {self.class_draws.shape[0]} draws:",
+            f"  label models on the {self.score_kind} (weight: share of the draws):",
         ]
+        for name, d in self.describe_models().items():
+            khat = "n/a" if d["pareto_khat"] is None else f"{d['pareto_khat']:.2f}"
+            lines.append(f"    {name:12s} {d['weight']:.2f}  {d['model']}; posterior mean 1/T "
+                         f"{d['posterior_mean_inverse_temperature']:.3g} ({d['inference']}, ESS {d['ess']:.0f}, "
+                         f"Pareto k-hat {khat})")
+        lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {self.class_draws.shape[0]} draws:")
         for est in (self.accuracy(level), self.macro_f1(level)):
             lines.append(f"    {est.name:18s} {est.value:.3f} [{est.lower:.3f}, {est.upper:.3f}]")
         return "\n".join(lines)
@@ -359,8 +230,54 @@ class MulticlassResult:
         return f"<MulticlassResult {self.n_items} items, {self.n_classes} classes, {self.n_labeled} labeled>"
 
 
+def fit_label_models(f, y, model: str, n_draws: int, rng) -> dict:
+    """The label models ``model`` names (``stack``: all of :data:`STACKED`), fitted."""
+    names = STACKED if model == "stack" else (model,)
+    out = {}
+    for name, child in zip(names, child_generators(rng, len(names))):
+        if name == top_label.NAME:
+            out[name] = top_label.fit_top_label(f, y, n_draws, child)
+        else:
+            out[name] = fit_class_map(f, y, name, n_draws, child)
+    return out
+
+
+def _loo_log_likelihood(fit, f, y, rng) -> np.ndarray:
+    """(S, L) log P(y_i | f_i) of the labeled items under equally weighted draws."""
+    if isinstance(fit, top_label.TopLabelFit):
+        return fit.log_likelihood(f, y, LOO_DRAWS, rng)
+    return log_likelihood_rows(fit, systematic_resample(fit.weights, LOO_DRAWS, rng), f, y)
+
+
+def model_weights(fits: dict, f, y, rng) -> dict:
+    """Pseudo-BMA weights (Bayesian bootstrap) of the label models' LOO predictive
+    densities on the labeled items; equal weights with no labels or one model."""
+    known = y >= 0
+    if len(fits) == 1 or not known.any():
+        return {name: 1.0 / len(fits) for name in fits}
+    log_lik = {name: _loo_log_likelihood(fit, f[known], y[known], rng) for name, fit in fits.items()}
+    return stacking_weights(log_lik, "BB-pseudo-BMA", seed=int(rng.integers(2**31 - 1)))
+
+
+def draw_classes(fits: dict, weights: dict, f, y, n_draws: int, rng) -> np.ndarray:
+    """(n_draws, N) coherent labellings, each label model contributing its weight's share;
+    labeled items keep their label."""
+    parts = []
+    for (name, fit), share in zip(fits.items(), allocate([weights[k] for k in fits], n_draws)):
+        if share == 0:
+            continue
+        if isinstance(fit, top_label.TopLabelFit):
+            parts.append(fit.draw_classes(f, share, rng))
+        else:
+            parts.append(classes_from_draws(fit, f, systematic_resample(fit.weights, share, rng), rng))
+    out = np.concatenate(parts, axis=0)
+    known = y >= 0
+    out[:, known] = y[known]
+    return out
+
+
 @one_blas_thread
-def fit_multiclass(scores, labels=None, *, model="temperature", n_draws=1000, seed=None) -> MulticlassResult:
+def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=None) -> MulticlassResult:
     """Fit a multiclass calibration posterior and draw the unknown classes.
 
     Parameters
@@ -369,11 +286,14 @@ def fit_multiclass(scores, labels=None, *, model="temperature", n_draws=1000, se
         Predicted class probabilities (rows sum to 1; exact 0s are fine) or logits.
     labels : array-like of shape (N,), optional
         Class indices 0..K-1; -1, NaN or None for unlabeled. ``None``: no labels.
-    model : "temperature" or "vector"
-        Temperature scaling (one parameter) or vector scaling (a shared temperature
-        and one bias per class; K <= 50).
+    model : "stack", "temperature", "vector" or "top-label"
+        ``stack`` (default): temperature scaling and the top-label model, weighted by
+        their leave-one-out predictive densities on the labels. ``temperature``: one
+        parameter; ``vector``: a shared temperature and one bias per class (K <= 50);
+        ``top-label``: a piecewise Platt map of the top-1 probability, temperature
+        scaling among the other classes.
     n_draws : int
-        Posterior draws of the map, and labellings of the items drawn from them.
+        Posterior draws of each map, and labellings of the items drawn from them.
     seed : int, numpy Generator or None
         Seeds every random step.
 
@@ -390,6 +310,7 @@ def fit_multiclass(scores, labels=None, *, model="temperature", n_draws=1000, se
         raise ValueError(f"vector scaling has K + 1 = {k + 1} parameters; with K > {MAX_VECTOR_CLASSES} "
                          "use model='temperature'")
     n_draws = C.check_n_draws(n_draws)
-    fit_rng, draw_rng = child_generators(seed, 2)
-    fit = fit_class_map(f, y, model, n_draws, fit_rng)
-    return MulticlassResult(f, y, kind, fit, draw_classes(fit, f, y, n_draws, draw_rng))
+    fit_rng, weight_rng, draw_rng = child_generators(seed, 3)
+    fits = fit_label_models(f, y, model, n_draws, fit_rng)
+    weights = model_weights(fits, f, y, weight_rng)
+    return MulticlassResult(f, y, kind, fits, weights, draw_classes(fits, weights, f, y, n_draws, draw_rng))

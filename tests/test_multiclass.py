@@ -97,9 +97,9 @@ def test_accuracy_intervals_cover_when_the_model_holds():
 def test_inverse_temperature_is_recovered_from_many_labels():
     rng = np.random.default_rng(3)
     p, y = _calibrated_data(rng, n=800, k=5, inverse_temperature=3.0)
-    res = fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), n_draws=500, seed=0)
-    a = res.fit.inverse_temperature
-    lo, hi = spe.curves.weighted_quantile(a, res.fit.weights, [0.05, 0.95])
+    res = fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), model="temperature", n_draws=500, seed=0)
+    fit = res.fits["temperature"]
+    lo, hi = spe.curves.weighted_quantile(fit.inverse_temperature, fit.weights, [0.05, 0.95])
     assert lo < 3.0 < hi and hi - lo < 1.5
 
 
@@ -130,7 +130,7 @@ def test_real_under_confident_classifier_accuracy_is_covered_and_beats_labels_al
 def test_log_posterior_gradient_matches_finite_differences(vector):
     from scipy.optimize import check_grad
 
-    from spe.multiclass import _log_posterior_and_grad
+    from spe.class_maps import _log_posterior_and_grad
 
     rng = np.random.default_rng(5)
     f = np.log(rng.dirichlet(np.ones(4), 40))
@@ -149,6 +149,6 @@ def test_one_confidently_wrong_label_does_not_soften_every_item():
     wrong = int(np.argmax(p[:40].max(1)))  # the most confident labeled item
     p[wrong] = np.eye(5)[p[wrong].argmax()]  # exact 0 for every other class
     labels[wrong] = (p[wrong].argmax() + 1) % 5  # and its label says another class
-    res = fit_multiclass(p, labels, n_draws=300, seed=0)
-    a = np.average(res.fit.inverse_temperature, weights=res.fit.weights)
+    fit = fit_multiclass(p, labels, n_draws=300, seed=0).fits["temperature"]
+    a = np.average(fit.inverse_temperature, weights=fit.weights)
     assert 0.5 < a < 2.0, a
