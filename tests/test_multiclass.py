@@ -152,3 +152,70 @@ def test_one_confidently_wrong_label_does_not_soften_every_item():
     fit = fit_multiclass(p, labels, n_draws=300, seed=0).fits["temperature"]
     a = np.average(fit.inverse_temperature, weights=fit.weights)
     assert 0.5 < a < 2.0, a
+
+
+def _step_confidence_data(rng, n=600, k=4):
+    """The top-1 class is right with probability 0.3 below confidence 0.7 and 0.995 above
+    (a step no temperature makes); otherwise the class follows the other probabilities."""
+    p = special.softmax(rng.normal(0.0, 2.0, (n, k)), axis=1)
+    top = p.argmax(1)
+    rest = p.copy()
+    rest[np.arange(n), top] = 0.0
+    rest /= rest.sum(1, keepdims=True)
+    other = (rest.cumsum(1) > rng.random((n, 1))).argmax(1)
+    y = np.where(rng.random(n) < np.where(p.max(1) < 0.7, 0.3, 0.995), top, other)
+    return p, y
+
+
+def test_stack_covers_accuracy_where_one_temperature_cannot():
+    """With 200 labels a temperature's interval narrows around the wrong accuracy; the
+    stack hands the draws to the top-label map, which follows the step."""
+    rng = np.random.default_rng(11)
+    covered = {"stack": [], "temperature": []}
+    top_weight = []
+    for rep in range(10):
+        p, y = _step_confidence_data(rng)
+        labels = np.where(rng.random(y.size) < 1 / 3, y, -1)
+        truth = np.mean(p.argmax(1) == y)
+        for model in covered:
+            res = fit_multiclass(p, labels, model=model, n_draws=300, seed=rep)
+            est = res.accuracy()
+            covered[model].append(est.lower <= truth <= est.upper)
+            if model == "stack":
+                top_weight.append(res.model_weights["top-label"])
+    assert np.mean(covered["stack"]) >= 0.8 and np.mean(covered["temperature"]) < 0.6, covered
+    assert np.mean(top_weight) > 0.9, top_weight
+
+
+def test_top_label_draws_follow_its_own_likelihood():
+    """The class frequencies the top-label model draws equal its predictive probabilities
+    (the same factorisation on both sides: q for the top class, temperature for the rest)."""
+    from spe.top_label import fit_top_label
+
+    rng = np.random.default_rng(12)
+    p, y = _calibrated_data(rng, n=80, k=3)
+    labels = np.where(np.arange(80) < 30, y, -1)
+    f = np.log(p)
+    fit = fit_top_label(f, labels, 400, np.random.default_rng(0))
+    item = 50  # unlabeled
+    predictive = [np.mean(np.exp(fit.log_likelihood(f[[item]], np.array([k]), 4000, np.random.default_rng(1))))
+                  for k in range(3)]
+    assert np.isclose(sum(predictive), 1.0, atol=0.02)
+    drawn = fit.draw_classes(f, 8000, np.random.default_rng(2))[:, item]
+    freq = np.bincount(drawn, minlength=3) / drawn.size
+    np.testing.assert_allclose(freq, predictive, atol=0.02)
+
+
+def test_label_models_are_reported():
+    rng = np.random.default_rng(13)
+    p, y = _calibrated_data(rng, n=200, k=3)
+    labels = np.where(np.arange(200) < 20, y, -1)
+    res = fit_multiclass(p, labels, n_draws=200, seed=0)
+    assert set(res.model_weights) == {"temperature", "top-label"}
+    assert np.isclose(sum(res.model_weights.values()), 1.0)
+    text = res.summary()
+    assert "top-label" in text and "temperature" in text
+    one = fit_multiclass(p, labels, model="top-label", n_draws=200, seed=0)
+    assert one.model_weights == {"top-label": 1.0} and one.class_draws.shape == (200, 200)
+    none = fit_multiclass(p, None, n_draws=200, seed=0)
+    assert none.model_weights == {"temperature": 0.5, "top-label": 0.5}
