@@ -110,6 +110,14 @@ class MulticlassFit:
         """epsilon per draw: the share of items whose class ignores the scores (label noise)."""
         return special.expit(self.theta[:, 1])
 
+    def log_likelihood(self, f, y, n: int, rng) -> np.ndarray:
+        """(n, L) log P(y_i | f_i) of labeled items under n equally weighted draws."""
+        return log_likelihood_rows(self, systematic_resample(self.weights, n, rng), f, y)
+
+    def draw_classes(self, f, n: int, rng) -> np.ndarray:
+        """(n, N) one class per item under n equally weighted draws (labels not yet fixed)."""
+        return classes_from_draws(self, f, systematic_resample(self.weights, n, rng), rng)
+
     def describe(self) -> dict:
         w = self.weights
         return {
@@ -155,8 +163,9 @@ def log_likelihood_rows(fit: MulticlassFit, rows, f, y) -> np.ndarray:
 def classes_from_draws(fit: MulticlassFit, f, rows, rng, excluded=None) -> np.ndarray:
     """(len(rows), N) one class per item under each draw in ``rows`` (Gumbel-max); the
     outlier share draws a uniform class. ``excluded``: a class per item never drawn
-    (its logit must already be masked in ``f``)."""
-    n, k = f.shape
+    (its logit must already be masked in ``f``). ``f``: whatever ``fit.logits`` takes,
+    items and classes on its last two axes."""
+    n, k = f.shape[-2:]
     dtype = np.int16 if k < 2**15 else np.int32
     out = np.empty((len(rows), n), dtype=dtype)
     step = max(1, BLOCK_ELEMENTS // (n * k))
@@ -172,12 +181,4 @@ def classes_from_draws(fit: MulticlassFit, f, rows, rng, excluded=None) -> np.nd
             skip = np.broadcast_to(excluded, outlier.shape)[outlier]
             classes[outlier] = other + (other >= skip)
         out[start : start + block.size] = classes
-    return out
-
-
-def draw_classes(fit: MulticlassFit, f, labels, n_label_draws, rng) -> np.ndarray:
-    """(n_label_draws, N) classes: one coherent labelling per resampled posterior draw."""
-    out = classes_from_draws(fit, f, systematic_resample(fit.weights, n_label_draws, rng), rng)
-    known = labels >= 0
-    out[:, known] = labels[known]
     return out

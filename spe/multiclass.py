@@ -32,9 +32,9 @@ from scipy import special
 from . import curves as C
 from . import sweeps as SW
 from . import top_label
-from .class_maps import classes_from_draws, fit_class_map, log_likelihood_rows
+from .class_maps import fit_class_map
 from .frame import PROBABILITY_EPS, PROBABILITY_TOLERANCE, looks_like_probabilities
-from .label_posterior import LOO_DRAWS, allocate, systematic_resample
+from .label_posterior import LOO_DRAWS, allocate
 from .seeds import child_generators
 from .stacking import stacking_weights
 from .threads import one_blas_thread
@@ -242,35 +242,24 @@ def fit_label_models(f, y, model: str, n_draws: int, rng) -> dict:
     return out
 
 
-def _loo_log_likelihood(fit, f, y, rng) -> np.ndarray:
-    """(S, L) log P(y_i | f_i) of the labeled items under equally weighted draws."""
-    if isinstance(fit, top_label.TopLabelFit):
-        return fit.log_likelihood(f, y, LOO_DRAWS, rng)
-    return log_likelihood_rows(fit, systematic_resample(fit.weights, LOO_DRAWS, rng), f, y)
-
-
-def model_weights(fits: dict, f, y, rng) -> dict:
+def model_weights(fits: dict, inputs: dict, y, rng) -> dict:
     """Pseudo-BMA weights (Bayesian bootstrap) of the label models' LOO predictive
-    densities on the labeled items; equal weights with no labels or one model."""
+    densities on the labeled items; equal weights with no labels or one model.
+    ``inputs``: each model's own scores (items and classes on the last two axes)."""
     known = y >= 0
     if len(fits) == 1 or not known.any():
         return {name: 1.0 / len(fits) for name in fits}
-    log_lik = {name: _loo_log_likelihood(fit, f[known], y[known], rng) for name, fit in fits.items()}
+    log_lik = {name: fit.log_likelihood(inputs[name][..., known, :], y[known], LOO_DRAWS, rng)
+               for name, fit in fits.items()}
     return stacking_weights(log_lik, "BB-pseudo-BMA", seed=int(rng.integers(2**31 - 1)))
 
 
-def draw_classes(fits: dict, weights: dict, f, y, n_draws: int, rng) -> np.ndarray:
+def draw_classes(fits: dict, weights: dict, inputs: dict, y, n_draws: int, rng) -> np.ndarray:
     """(n_draws, N) coherent labellings, each label model contributing its weight's share;
     labeled items keep their label."""
-    parts = []
-    for (name, fit), share in zip(fits.items(), allocate([weights[k] for k in fits], n_draws)):
-        if share == 0:
-            continue
-        if isinstance(fit, top_label.TopLabelFit):
-            parts.append(fit.draw_classes(f, share, rng))
-        else:
-            parts.append(classes_from_draws(fit, f, systematic_resample(fit.weights, share, rng), rng))
-    out = np.concatenate(parts, axis=0)
+    shares = allocate([weights[k] for k in fits], n_draws)
+    out = np.concatenate([fit.draw_classes(inputs[name], share, rng)
+                          for (name, fit), share in zip(fits.items(), shares) if share], axis=0)
     known = y >= 0
     out[:, known] = y[known]
     return out
@@ -312,5 +301,6 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
     n_draws = C.check_n_draws(n_draws)
     fit_rng, weight_rng, draw_rng = child_generators(seed, 3)
     fits = fit_label_models(f, y, model, n_draws, fit_rng)
-    weights = model_weights(fits, f, y, weight_rng)
-    return MulticlassResult(f, y, kind, fits, weights, draw_classes(fits, weights, f, y, n_draws, draw_rng))
+    inputs = dict.fromkeys(fits, f)
+    weights = model_weights(fits, inputs, y, weight_rng)
+    return MulticlassResult(f, y, kind, fits, weights, draw_classes(fits, weights, inputs, y, n_draws, draw_rng))
