@@ -36,8 +36,8 @@ import numpy as np
 
 from . import curves as C
 from . import sweeps as SW
-from . import plot
 from .calibration_maps import fit_calibration_map
+from .comparison import SharedDrawsComparison, equal_weight_estimate
 from .label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .posterior import SamplingWarning
@@ -125,13 +125,11 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
     return out
 
 
-def _equal_weight_estimate(name, draws, level) -> C.Estimate:
-    """An estimate from the shared labellings, each of which counts once."""
-    return C.Estimate.from_draws(name, draws, np.full(draws.size, 1.0 / draws.size), level)
+class ManyResult(SharedDrawsComparison):
+    """Result of :func:`fit_many`: shared label draws and every model's metrics from them
+    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.comparison`)."""
 
-
-class ManyResult:
-    """Result of :func:`fit_many`: shared label draws and every model's metrics from them."""
+    METRICS = METRICS
 
     def __init__(self, scores: dict, labels, label_model: LabelPosterior, label_draws, excluded: dict,
                  thresholds: dict):
@@ -146,6 +144,10 @@ class ManyResult:
     @property
     def names(self) -> list:
         return list(self.scores)
+
+    @property
+    def n_labeled(self) -> int:
+        return int(np.sum(~np.isnan(self.labels)))
 
     @property
     def model_weights(self) -> dict:
@@ -170,43 +172,10 @@ class ManyResult:
 
     def prevalence(self, level=0.9) -> C.Estimate:
         """Fraction of positives among these items, from the shared label draws."""
-        return _equal_weight_estimate("prevalence", self.label_draws.mean(axis=1), level)
-
-    def metrics(self, level=0.9) -> list[dict]:
-        """One row per model: each metric's posterior median and interval."""
-        rows = []
-        for name in self.names:
-            draws = self.metric_draws(name)
-            rows.append({"model": name, "excluded": self.excluded.get(name, "")} |
-                        {k: _equal_weight_estimate(k, v, level) for k, v in draws.items()})
-        return rows
-
-    def _check_metric(self, metric):
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-
-    def prob_beats(self, metric="AUROC") -> np.ndarray:
-        """(J, J) P(row model's metric > column model's) over the shared draws (ties count half)."""
-        self._check_metric(metric)
-        v = np.stack([self.metric_draws(n)[metric] for n in self.names])
-        return np.mean((v[:, None, :] > v[None, :, :]) + 0.5 * (v[:, None, :] == v[None, :, :]), axis=2)
-
-    def prob_best(self, metric="AUROC") -> dict:
-        """P(each model has the highest metric), ties shared."""
-        self._check_metric(metric)
-        v = np.stack([self.metric_draws(n)[metric] for n in self.names])
-        best = v == v.max(axis=0)
-        return dict(zip(self.names, (best / best.sum(axis=0)).mean(axis=1)))
-
-    def ranking(self, metric="AUROC", level=0.9) -> list[dict]:
-        """Models by posterior median of ``metric``, with P(best)."""
-        best = self.prob_best(metric)
-        rows = [{"model": r["model"], metric: r[metric], "P(best)": best[r["model"]], "excluded": r["excluded"]}
-                for r in self.metrics(level)]
-        return sorted(rows, key=lambda r: -r[metric].value)
+        return equal_weight_estimate("prevalence", self.label_draws.mean(axis=1), level)
 
     def summary(self, metric="AUROC", level=0.9) -> str:
-        n_lab = int(np.sum(~np.isnan(self.labels)))
+        n_lab = self.n_labeled
         prev = self.prevalence(level)
         weights = self.model_weights
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
@@ -228,11 +197,6 @@ class ManyResult:
         pool = f" and their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
         return [f"  label model: each model's calibration map{pool},",
                 f"    stacked by {self.label_model.weighting}"]
-
-    def plot_comparison(self, ax=None, *, metric="AUROC", level=0.9, truth=None):
-        """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
-        self._check_metric(metric)
-        return plot.plot_comparison(self, ax, metric=metric, level=level, truth=truth)
 
     def __repr__(self):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"

@@ -230,5 +230,5 @@ def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9, truth=None):
         ax.legend(loc="best")
     ax.set_yticks(y, [f"{r['model']}  (P(best) {r['P(best)']:.2f})" for r in rows])
     ax.set_xlabel(f"{metric} on these items ({100 * level:g}% interval)")
-    ax.set_title(f"{len(rows)} models, {int(np.sum(~np.isnan(many.labels)))} labels (shared draws)")
+    ax.set_title(f"{len(rows)} models, {many.n_labeled} labels (shared draws)")
     return ax

@@ -1,0 +1,132 @@
+"""Several multiclass models on the same items: a log-linear pool of their log-probabilities.
+
+    P(y_i = k | f_1i, ..., f_Ji) = (1 - epsilon) softmax_k(sum_j a_j f_jik) + epsilon / K,
+    a_j = exp(t_j)
+
+the product of the models' tempered probabilities, renormalised (a product of experts).
+Models that agree on an item sharpen it; where they disagree the pool follows the
+larger a_j. With one model it is temperature scaling (:mod:`spe.class_maps`).
+
+Prior: t_j ~ N(-log J, 1), centred on the equal-weight geometric mean of the models'
+probabilities (a_j = 1/J: calibrated if the models are calibrated and make the same
+errors; independent errors would call for a_j = 1, inside the prior's 90% range for
+J <= 5); epsilon as in :mod:`spe.class_maps`. Posterior: mode by L-BFGS-B with the exact
+gradient, Student-t importance sampling with PSIS, or the prior with no labels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special
+
+from .class_maps import OUTLIER_PRIOR, PRIOR_SD, classes_from_draws
+from .label_posterior import systematic_resample
+from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
+
+NAME = "log-linear pool"
+
+
+def _prior_mean_sd(n_models: int):
+    mean = np.r_[np.full(n_models, -np.log(n_models)), OUTLIER_PRIOR[0]]
+    sd = np.r_[np.full(n_models, PRIOR_SD), OUTLIER_PRIOR[1]]
+    return mean, sd
+
+
+def _log_lik_terms(theta, F, y):
+    """Per-item pieces: a (J,), epsilon, softmax q (L, K), q_y, r_i = P(y_i | F_i)."""
+    a, eps = np.exp(theta[:-1]), special.expit(theta[-1])
+    q = special.softmax(np.tensordot(a, F, axes=1), axis=1)
+    q_y = q[np.arange(y.size), y]
+    return a, eps, q, q_y, (1.0 - eps) * q_y + eps / F.shape[2]
+
+
+def _log_posterior_and_grad(theta, F, y):
+    """Log posterior of (t_1..t_J, e) and its gradient; ``F`` is (J, L, K)."""
+    a, eps, q, q_y, r = _log_lik_terms(theta, F, y)
+    share = (1.0 - eps) * q_y / r  # P(item i follows the pool, not the outlier term)
+    resid = -q * share[:, None]
+    resid[np.arange(y.size), y] += share
+    grad = np.r_[a * np.tensordot(F, resid, axes=([1, 2], [0, 1])),
+                 eps * (1.0 - eps) * np.sum((1.0 / F.shape[2] - q_y) / r)]
+    mean, sd = _prior_mean_sd(F.shape[0])
+    return (float(np.sum(np.log(r))) - 0.5 * float(np.sum(((theta - mean) / sd) ** 2)),
+            grad - (theta - mean) / sd**2)
+
+
+def _hessian(theta, F, y, step=1e-5):
+    d = theta.size
+    hess = np.empty((d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = step
+        hess[j] = (_log_posterior_and_grad(theta + e, F, y)[1] - _log_posterior_and_grad(theta - e, F, y)[1]) / (2 * step)
+    return 0.5 * (hess + hess.T)
+
+
+@dataclass
+class ClassPoolFit:
+    """Weighted posterior draws of (t_1..t_J, e); inputs are (J, N, K) log-probabilities."""
+
+    names: tuple
+    theta: np.ndarray
+    weights: np.ndarray
+    khat: float
+    ess: float
+    n_labeled: int
+
+    @property
+    def model_temperatures(self) -> np.ndarray:
+        """(draws, J) a_j = exp(t_j): each model's weight in the pool."""
+        return np.exp(self.theta[:, :-1])
+
+    @property
+    def outlier_share(self) -> np.ndarray:
+        return special.expit(self.theta[:, -1])
+
+    def logits(self, rows, F) -> np.ndarray:
+        """(len(rows), N, K) pooled logits under draws ``rows``."""
+        return np.tensordot(self.model_temperatures[rows], F, axes=1)
+
+    def log_likelihood(self, F, y, n: int, rng) -> np.ndarray:
+        """(n, L) log P(y_i | F_i) of labeled items under n equally weighted draws."""
+        rows = systematic_resample(self.weights, n, rng)
+        return np.log(np.stack([_log_lik_terms(self.theta[r], F, y)[4] for r in rows]))
+
+    def draw_classes(self, F, n: int, rng) -> np.ndarray:
+        return classes_from_draws(self, F, systematic_resample(self.weights, n, rng), rng)
+
+    def describe(self) -> dict:
+        w = self.weights
+        return {
+            "model": "log-linear pool of the models' log-probabilities: softmax(sum_j a_j log p_j)",
+            "posterior_mean_model_weights": dict(zip(self.names, (w @ self.model_temperatures).tolist())),
+            "posterior_mean_outlier_share": float(w @ self.outlier_share),
+            "inference": "prior draws (no labels)" if self.n_labeled == 0 else "importance sampling",
+            "pareto_khat": None if np.isnan(self.khat) else self.khat,
+            "ess": self.ess,
+        }
+
+
+def fit_class_pool(names, F, labels, n_draws: int, rng) -> ClassPoolFit:
+    """Posterior draws of the pool from (J, N, K) log-probabilities ``F`` and labels (-1 = unlabeled)."""
+    mean, sd = _prior_mean_sd(F.shape[0])
+    known = labels >= 0
+    if not known.any():
+        theta = mean + rng.standard_normal((n_draws, mean.size)) * sd
+        return ClassPoolFit(tuple(names), theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
+    Fk, yk = F[:, known], labels[known]
+    res = optimize.minimize(lambda th: tuple(-v for v in _log_posterior_and_grad(th, Fk, yk)), mean, jac=True,
+                            method="L-BFGS-B")
+    precision = -_hessian(res.x, Fk, yk)
+    cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(sd**2)
+    prior_term = lambda t: -0.5 * np.sum(((t - mean) / sd) ** 2, axis=1)  # noqa: E731
+    theta, weights, khat, _ = adaptive_importance_draws(
+        lambda t: np.array([np.sum(np.log(_log_lik_terms(th, Fk, yk)[4])) for th in t]) + prior_term(t),
+        Proposal("student_t", res.x, 0.5 * (cov + cov.T)), n_draws, rng)
+    if khat > KHAT_THRESHOLD:
+        warnings.warn(f"{NAME}: importance weights are unreliable (Pareto k-hat = {khat:.2f} > {KHAT_THRESHOLD}); "
+                      "its draws are approximate", SamplingWarning, stacklevel=3)
+    return ClassPoolFit(tuple(names), theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
