@@ -40,6 +40,7 @@ from .calibration_maps import fit_calibration_map
 from .comparison import SharedDrawsComparison, equal_weight_estimate
 from .label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
+from .many_multiclass import fit_many_multiclass
 from .posterior import SamplingWarning
 from .seeds import child_generators
 from .threads import one_blas_thread
@@ -204,33 +205,48 @@ class ManyResult(SharedDrawsComparison):
 
 @one_blas_thread
 def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True,
-             label_model="stack") -> ManyResult:
+             label_model=None) -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 
     Parameters
     ----------
-    scores : dict of name -> array-like of shape (N,)
+    scores : dict of name -> array-like of shape (N,) or (N, K)
         Each model's scores for the same N items (probabilities or any real scale;
-        higher means positive).
+        higher means positive), or every model's (N, K) class probabilities (or logits)
+        for the same K classes: then the result is a
+        :class:`~spe.many_multiclass.ManyMulticlassResult` (top-1 accuracy, macro AP,
+        macro F1 per model from shared class draws).
     labels : array-like of shape (N,), optional
-        As in :func:`spe.fit` (1/0, yes/no, NaN/None/blank = unlabeled).
+        As in :func:`spe.fit` (1/0, yes/no, NaN/None/blank = unlabeled); for class
+        probabilities, class indices 0..K-1 (-1/NaN/None = unlabeled).
     n_draws : int
         Posterior draws of the label model, and labellings drawn from them.
     seed : int, numpy Generator or None
     higher_is_positive : bool
         False when lower scores mean positive (every model).
-    label_model : {"stack", "maps", "pool"}
-        ``"stack"`` (default): every model's own calibration map and the log-linear pool
-        of all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
-        compare; neither is honest alone (module docstring).
+    label_model : {"stack", "maps", "pool"}, optional
+        ``"stack"``: every model's own label model and the log-linear pool of all models,
+        weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind. Default: the
+        stack for scores (neither kind alone is honest there: module docstring), the pool
+        for class probabilities (:mod:`spe.many_multiclass` says why).
 
     Returns
     -------
-    ManyResult
+    ManyResult or ManyMulticlassResult
     """
     if not isinstance(scores, dict) or len(scores) < 1:
         raise TypeError("scores must be a dict {model name: scores}")
+    matrices = [np.ndim(v) == 2 for v in scores.values()]
+    if any(matrices):
+        if not all(matrices):
+            raise ValueError("give every model either one score per item or an (N, K) matrix of class "
+                             "probabilities, not a mix")
+        if not higher_is_positive:
+            raise ValueError("higher_is_positive applies to one score per item, not to class probabilities")
+        return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=C.check_n_draws(n_draws),
+                                   seed=seed, label_model=label_model or "pool")
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
+    label_model = label_model or "stack"
     if label_model not in LABEL_MODELS:
         raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
     if POOL_NAME in arrays:

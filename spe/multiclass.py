@@ -218,9 +218,10 @@ class MulticlassResult:
         ]
         for name, d in self.describe_models().items():
             khat = "n/a" if d["pareto_khat"] is None else f"{d['pareto_khat']:.2f}"
-            lines.append(f"    {name:12s} {d['weight']:.2f}  {d['model']}; posterior mean 1/T "
-                         f"{d['posterior_mean_inverse_temperature']:.3g} ({d['inference']}, ESS {d['ess']:.0f}, "
-                         f"Pareto k-hat {khat})")
+            inverse_t = d.get("posterior_mean_inverse_temperature")
+            temperature = "" if inverse_t is None else f"; posterior mean 1/T {inverse_t:.3g}"
+            lines.append(f"    {name:12s} {d['weight']:.2f}  {d['model']}{temperature} ({d['inference']}, "
+                         f"ESS {d['ess']:.0f}, Pareto k-hat {khat})")
         lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {self.class_draws.shape[0]} draws:")
         for est in (self.accuracy(level), self.macro_f1(level)):
             lines.append(f"    {est.name:18s} {est.value:.3f} [{est.lower:.3f}, {est.upper:.3f}]")
@@ -263,6 +264,33 @@ def draw_classes(fits: dict, weights: dict, inputs: dict, y, n_draws: int, rng) 
     known = y >= 0
     out[:, known] = y[known]
     return out
+
+
+class StackedLabelModel:
+    """Label models mixed by their weights, behaving as one (for stacking one level up:
+    several multiclass models, each with its own stack)."""
+
+    def __init__(self, fits: dict, weights: dict):
+        self.fits = fits
+        self.weights = weights
+
+    def _shares(self, n):
+        return zip(self.fits.values(), allocate([self.weights[k] for k in self.fits], n))
+
+    def log_likelihood(self, f, y, n: int, rng) -> np.ndarray:
+        """(n, L) log P(y_i | f_i): each member's equally weighted draws, in its share."""
+        return np.concatenate([fit.log_likelihood(f, y, share, rng) for fit, share in self._shares(n) if share])
+
+    def draw_classes(self, f, n: int, rng) -> np.ndarray:
+        return np.concatenate([fit.draw_classes(f, share, rng) for fit, share in self._shares(n) if share])
+
+    def describe(self) -> dict:
+        members = {name: {"weight": self.weights[name]} | fit.describe() for name, fit in self.fits.items()}
+        khats = [d["pareto_khat"] for d in members.values() if d["pareto_khat"] is not None]
+        return {"model": "stack of " + ", ".join(f"{k} ({w:.2f})" for k, w in self.weights.items()),
+                "members": members, "inference": "stacked by LOO predictive densities",
+                "pareto_khat": max(khats) if khats else None,
+                "ess": float(sum(self.weights[k] * d["ess"] for k, d in members.items()))}
 
 
 @one_blas_thread
