@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from . import curves as C
+from . import plot
 from . import sweeps as SW
 from . import top_label
 from .class_maps import fit_class_map
@@ -205,6 +206,10 @@ class MulticlassResult:
         aps = np.mean([SW.sample_average_precision(self._one_vs_rest_sweep(c)) for c in range(self.n_classes)],
                       axis=0)
         return self._estimate("macro AP", aps, level)
+
+    def plot_per_class(self, ax=None, *, metric="precision", level=0.9, truth=None):
+        """Each class's ``metric`` with its interval; see :func:`spe.plot.plot_per_class`."""
+        return plot.plot_per_class(self, ax, metric=metric, level=level, truth=truth)
 
     def describe_models(self) -> dict:
         """Each label model's description with its weight."""

@@ -9,7 +9,9 @@ Each function takes the result, an optional ``ax``, and returns the ``ax`` it dr
 * :func:`plot_conditions`: probability that constraints hold vs threshold, with the
   chosen threshold (Fig. 4B);
 * :func:`plot_reliability`: fraction of positives per score bin, with posterior bands;
-* :func:`plot_comparison`: several models' metric intervals and P(best) (:func:`spe.fit_many`).
+* :func:`plot_comparison`: several models' metric intervals and P(best) (:func:`spe.fit_many`);
+* :func:`plot_per_class`: a multiclass classifier's accuracy per predicted class
+  (:func:`spe.fit_multiclass`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ NEG_COLOR = "tab:red"
 POS_COLOR = "tab:green"
 SPE_COLOR = "tab:red"
 BAND_COLOR = "magenta"
+PER_CLASS_METRICS = ("precision", "recall", "f1", "prevalence")
 
 
 def _axes(ax):
@@ -231,4 +234,29 @@ def plot_comparison(many, ax=None, *, metric="AUROC", level=0.9, truth=None):
     ax.set_yticks(y, [f"{r['model']}  (P(best) {r['P(best)']:.2f})" for r in rows])
     ax.set_xlabel(f"{metric} on these items ({100 * level:g}% interval)")
     ax.set_title(f"{len(rows)} models, {many.n_labeled} labels (shared draws)")
+    return ax
+
+
+def plot_per_class(result, ax=None, *, metric="precision", level=0.9, truth=None):
+    """A multiclass result's per-class ``metric`` ("precision" = accuracy of the items
+    predicted as the class, "recall", "f1" or "prevalence") with its interval, one row
+    per class, and the overall top-1 accuracy as a vertical band. ``truth``: optional
+    ``{class: true value}``, drawn as black x. Classes never predicted have no precision
+    and are left out."""
+    if metric not in PER_CLASS_METRICS:
+        raise ValueError(f"metric must be one of {PER_CLASS_METRICS}, got {metric!r}")
+    ax = _axes(ax)
+    rows = [r for r in result.per_class(level) if r[metric] is not None]
+    for i, r in enumerate(rows):
+        e = r[metric]
+        ax.errorbar(e.value, i, xerr=[[e.value - e.lower], [e.upper - e.value]], fmt="o", color=SPE_COLOR, capsize=3)
+    if truth:
+        known = [(truth[r["class"]], i) for i, r in enumerate(rows) if r["class"] in truth]
+        ax.plot(*zip(*known), "kx", ms=8, label="truth")
+    acc = result.accuracy(level)
+    ax.axvspan(acc.lower, acc.upper, color=BAND_COLOR, alpha=0.15, label=f"top-1 accuracy ({100 * level:g}%)")
+    ax.set_yticks(np.arange(len(rows)), [f"class {r['class']} (n={r['n_predicted']})" for r in rows])
+    ax.set_xlabel(f"{metric} per class on these items ({100 * level:g}% interval)")
+    ax.set_title(f"{result.n_items} items, {result.n_labeled} labels")
+    ax.legend(loc="best", fontsize="small")
     return ax

@@ -219,3 +219,22 @@ def test_label_models_are_reported():
     assert one.model_weights == {"top-label": 1.0} and one.class_draws.shape == (200, 200)
     none = fit_multiclass(p, None, n_draws=200, seed=0)
     assert none.model_weights == {"temperature": 0.5, "top-label": 0.5}
+
+
+def test_per_class_plot_draws_every_predicted_class_with_its_truth():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(14)
+    p, y = _calibrated_data(rng, n=300, k=4)
+    res = fit_multiclass(p, np.where(np.arange(300) < 20, y, -1), n_draws=200, seed=0)
+    predicted = p.argmax(1)
+    truth = {c: float(np.mean(y[predicted == c] == c)) for c in range(4) if (predicted == c).any()}
+    ax = res.plot_per_class(truth=truth)
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(ticks) == len(truth) and ticks[0].startswith("class 0")
+    xs, ys = [line for line in ax.lines if line.get_marker() == "x"][0].get_data()
+    assert sorted(zip(ys, xs)) == sorted(enumerate(truth.values()))
+    with pytest.raises(ValueError, match="metric must be one of"):
+        res.plot_per_class(metric="auc")
