@@ -4,6 +4,7 @@
     spe fit DATA.csv --score-col S [--label-col Y] [--out DIR]
     spe fit DATA.csv --score-col A,B,C [--label-col Y]          (several models, shared labels)
     spe fit DATA.csv --prob-cols P0,P1,P2 [--label-col Y]       (a multiclass classifier)
+    spe fit DATA.csv --prob-prefix lr_,nb_ [--label-col Y]      (multiclass models: columns lr_cat, nb_cat, ...)
     spe threshold DATA.csv --score-col S --label-col Y --min-precision P --min-recall R
 
 Errors are one line on stderr (``spe: error: ...``) with exit status 2; no traceback.
@@ -99,10 +100,15 @@ def _columns(value):
 def cmd_fit(args):
     if not 0.0 < args.level < 1.0:
         raise CLIError(f"--level must be strictly between 0 and 1 (e.g. 0.9), got {args.level:g}")
+    if args.prob_cols and args.prob_prefix:
+        raise CLIError("give --prob-cols or --prob-prefix, not both")
     if args.prob_cols:
         return _fit_multiclass_table(args)
+    if args.prob_prefix:
+        return _fit_prefixed_models(args)
     if args.score_col is None:
-        raise CLIError("give --score-col (one model, or several: a,b,c) or --prob-cols (class probabilities)")
+        raise CLIError("give --score-col (one model, or several: a,b,c), --prob-cols (class probabilities) or "
+                       "--prob-prefix (multiclass models by column prefix)")
     if len(_columns(args.score_col)) > 1:
         return _fit_many_table(args)
     scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
@@ -153,41 +159,101 @@ def _fit_many_table(args):
     print(f"wrote {out} and {Path(args.out) / 'models.png'}")
 
 
+def _class_labels(table, label_col, names):
+    """Class index per row from a label column holding class indices or class names (-1 = unlabeled)."""
+    if label_col is None:
+        return None
+    index = {n: k for k, n in enumerate(names)}
+    cells = table.column(label_col)
+    labels = np.full(len(cells), -1)
+    for i, cell in enumerate(cells):
+        token = cell.strip()
+        if token.lower() in MISSING_TOKENS:
+            continue
+        if token in index:
+            labels[i] = index[token]
+        elif token.lstrip("-").isdigit() and 0 <= int(token) < len(names):
+            labels[i] = int(token)
+        else:
+            raise CLIError(f"label column {label_col!r}, row {table.rows[i]}: {token!r} is neither a "
+                           f"class index 0..{len(names) - 1} nor a class name ({', '.join(names)})")
+    return labels
+
+
+def _multiclass_json(res, names, level) -> dict:
+    return {"classes": names, "accuracy": res.accuracy(level).as_dict(),
+            "macro_f1": res.macro_f1(level).as_dict(),
+            "per_class": [{"class": names[r["class"]], "n_predicted": r["n_predicted"]}
+                          | {k: _estimate_dict(r[k]) for k in ("precision", "recall", "f1", "prevalence")}
+                          for r in res.per_class(level)],
+            "label_models": res.describe_models()}
+
+
 def _fit_multiclass_table(args):
     """Class-probability columns: a multiclass fit (spe.fit_multiclass); labels are class indices."""
     names = _columns(args.prob_cols)
     try:
         table = read_table(args.data)
         probs = np.column_stack([parse_scores(table.column(n), n, table.rows) for n in names])
-        labels = None
-        if args.label_col is not None:
-            cells = table.column(args.label_col)
-            index = {n: k for k, n in enumerate(names)}
-            labels = np.full(len(cells), -1)
-            for i, cell in enumerate(cells):
-                token = cell.strip()
-                if token.lower() in MISSING_TOKENS:
-                    continue
-                if token in index:
-                    labels[i] = index[token]
-                elif token.lstrip("-").isdigit() and 0 <= int(token) < len(names):
-                    labels[i] = int(token)
-                else:
-                    raise CLIError(f"label column {args.label_col!r}, row {table.rows[i]}: {token!r} is neither a "
-                                   f"class index 0..{len(names) - 1} nor a --prob-cols name")
+        labels = _class_labels(table, args.label_col, names)
         with _notes():
             table.warn_if_blank()
             res = fit_multiclass(probs, labels, n_draws=args.n_draws, seed=args.seed)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     print(res.summary(args.level), flush=True)
-    data = {"classes": names, "accuracy": res.accuracy(args.level).as_dict(),
-            "macro_f1": res.macro_f1(args.level).as_dict(),
-            "per_class": [{"class": names[r["class"]], "n_predicted": r["n_predicted"]}
-                          | {k: _estimate_dict(r[k]) for k in ("precision", "recall", "f1", "prevalence")}
-                          for r in res.per_class(args.level)],
-            "label_models": res.describe_models()}
-    print(f"wrote {_write_json(Path(args.out), 'multiclass.json', data)}")
+    print(f"wrote {_write_json(Path(args.out), 'multiclass.json', _multiclass_json(res, names, args.level))}")
+
+
+def _prefixed_columns(table, prefixes) -> tuple[dict, list]:
+    """{prefix: its columns}, and the class names (the columns' suffixes, the same for every prefix)."""
+    found, classes = {}, None
+    for prefix in prefixes:
+        cols = [c for c in table.columns if c.startswith(prefix) and len(c) > len(prefix)]
+        if len(cols) < 2:
+            raise CLIError(f"--prob-prefix {prefix!r}: {len(cols)} column(s) start with it; a multiclass model needs "
+                           f"one per class (2 or more). Columns: {', '.join(table.columns)}")
+        suffixes = [c[len(prefix):] for c in cols]
+        if classes is None:
+            classes = suffixes
+        elif sorted(suffixes) != sorted(classes):
+            raise CLIError(f"--prob-prefix {prefix!r} has classes {', '.join(suffixes)}; {prefixes[0]!r} has "
+                           f"{', '.join(classes)}: every model must score the same classes")
+        found[prefix] = [prefix + c for c in classes]  # the first model's class order for all
+    return found, classes
+
+
+def _fit_prefixed_models(args):
+    """Class probabilities of one or several models, columns named <prefix><class>."""
+    prefixes = _columns(args.prob_prefix)
+    try:
+        table = read_table(args.data)
+        columns, classes = _prefixed_columns(table, prefixes)
+        probs = {p.rstrip("_:.- ") or p: np.column_stack([parse_scores(table.column(c), c, table.rows) for c in cols])
+                 for p, cols in columns.items()}
+        labels = _class_labels(table, args.label_col, classes)
+        with _notes():
+            table.warn_if_blank()
+            res = (fit_multiclass(next(iter(probs.values())), labels, n_draws=args.n_draws, seed=args.seed)
+                   if len(probs) == 1 else fit_many(probs, labels, n_draws=args.n_draws, seed=args.seed))
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if len(probs) == 1:
+        print(res.summary(args.level), flush=True)
+        print(f"wrote {_write_json(Path(args.out), 'multiclass.json', _multiclass_json(res, classes, args.level))}")
+        return
+    print(res.summary("accuracy", args.level), flush=True)
+    beats = res.prob_beats("accuracy")
+    data = {"classes": classes,
+            "models": [{"model": r["model"], "excluded": r["excluded"]} | {k: _estimate_dict(r[k]) for k in res.METRICS}
+                       for r in res.metrics(args.level)],
+            "model_weights": res.model_weights,
+            "prob_best_accuracy": res.prob_best("accuracy"),
+            "prob_beats_accuracy": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)},
+            "per_model": {n: _multiclass_json(r, classes, args.level) for n, r in res.results.items()}}
+    out = _write_json(Path(args.out), "models.json", data)
+    save_figure(Path(args.out) / "models.png", lambda ax: res.plot_comparison(ax, metric="accuracy", level=args.level))
+    print(f"wrote {out} and {Path(args.out) / 'models.png'}")
 
 
 def cmd_threshold(args):
@@ -294,6 +360,10 @@ def build_parser():
     p.add_argument("--prob-cols", default=None,
                    help="class-probability columns of a multiclass classifier (p0,p1,...); labels are then "
                         "class indices or these column names")
+    p.add_argument("--prob-prefix", default=None,
+                   help="multiclass models by column prefix (lr_,nb_: columns lr_cat, lr_dog, nb_cat, ...); "
+                        "several prefixes compare the models on shared labels; labels are class indices or "
+                        "the class names after the prefix")
     p.add_argument("--label-col", default=None,
                    help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
     p.add_argument("--out", default="spe-out", help="output folder")

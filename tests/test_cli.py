@@ -460,3 +460,32 @@ def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(
     with pytest.raises(ValueError, match="--goal threshold needs --threshold"):
         cmd_label(build_parser().parse_args(argv[:3] + ["x.json"] + argv[4:] + ["--pred-col", "pred"]),
                   ask=lambda p: "q")
+
+
+def test_fit_compares_multiclass_models_by_column_prefix(tmp_path, capsys):
+    from scipy import special
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, 200)
+    names = ["cat", "dog", "eel"]
+    good = special.softmax(2.5 * np.eye(3)[y] + rng.normal(0, 1, (200, 3)), axis=1)
+    weak = special.softmax(0.8 * np.eye(3)[y] + rng.normal(0, 1, (200, 3)), axis=1)
+    header = ",".join([f"good_{n}" for n in names] + [f"weak_{n}" for n in names] + ["truth"])
+    rows = [",".join(f"{v:.5f}" for v in np.r_[g, w]) + f",{names[t] if i < 20 else ''}"
+            for i, (g, w, t) in enumerate(zip(good, weak, y))]
+    path = tmp_path / "two.csv"
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    argv = ["fit", str(path), "--prob-prefix", "good_,weak_", "--label-col", "truth", "--n-draws", "200",
+            "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    assert "SPE (several multiclass models)" in capsys.readouterr().out
+    data = json.loads((tmp_path / "o" / "models.json").read_text())
+    assert data["classes"] == names and [m["model"] for m in data["models"]] == ["good", "weak"]
+    assert data["prob_best_accuracy"]["good"] > 0.9
+    assert set(data["per_model"]) == {"good", "weak"} and (tmp_path / "o" / "models.png").exists()
+    assert main(argv[:3] + ["good_", "--out", str(tmp_path / "p")]) == 0  # one prefix: one multiclass model
+    assert "SPE (multiclass)" in capsys.readouterr().out
+    assert main(argv[:3] + ["good_,nope_"]) == 2
+    assert "'nope_': 0 column(s) start with it" in capsys.readouterr().err
+    assert main(argv + ["--prob-cols", "good_cat,good_dog"]) == 2
+    assert "not both" in capsys.readouterr().err
