@@ -6,18 +6,21 @@ protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and
 from `spe.fit_many` (all models, shared label draws; also with only one of its two kinds
 of label model, each model's own map or the log-linear pool), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
-items alone.
+items alone. ssme-lite (Shanmugam et al.'s package) fits every model of the file at once,
+on the first seeds only (it takes seconds per fit); its ratios are against the labeled
+items on the same seeds.
 Coverage: how often each method's 90% intervals hold the metric of the items it describes
 (the 20 labeled + unlabeled items; the held-out half differs from them by sampling noise,
 which no interval about these items claims). Labeled only: Beta intervals for rates,
 percentile bootstrap for AUROC and AUPRC.
 
-    python benchmarks/ssme_shared.py [--seeds 50] [--quick]
+    python benchmarks/ssme_shared.py [--seeds 50] [--ssme-seeds 10] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -42,6 +45,7 @@ N_BOOT = 200
 VARIANTS = {"fit_many": "stack", "fit_many, maps only": "maps", "fit_many, pool only": "pool"}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
+SSME_LITE = "ssme-lite (all models)"
 
 
 def file_models(short):
@@ -63,8 +67,22 @@ def labeled_intervals(s, y, rng):
     return {"accuracy": beta_interval(correct.sum(), y.size), "auc": auc, "auprc": auprc}
 
 
+def ssme_lite_all_models(scores, labels, seed) -> dict:
+    """ssme-lite (Shanmugam et al. 2025) on every model at once: {model index: metrics}."""
+    from ssme_lite import SSMEEstimator
+
+    y = np.where(np.isnan(labels), -1, labels).astype(int)
+    est = SSMEEstimator(random_state=seed, early_stopping=True).fit(np.clip(scores, 1e-6, 1 - 1e-6), y)
+    rep = est.evaluate(metrics=("accuracy", "auc", "auprc"), n_draws=100, random_state=seed)
+    return {j: {k: float(rep.data["metrics"][k]["rows"][j]["estimate"]) for k in KEYS} for j in range(scores.shape[1])}
+
+
+def has_ssme_lite() -> bool:
+    return importlib.util.find_spec("ssme_lite") is not None
+
+
 def one_seed(job):
-    short, seed, with_single = job
+    short, seed, with_single, with_ssme = job
     scores, y, names = file_models(short)
     rng = np.random.default_rng([seed, sum(map(ord, short))])
     perm = rng.permutation(y.size)
@@ -86,6 +104,11 @@ def one_seed(job):
             if kind == "stack":
                 many_s = time.perf_counter() - start
         many_rows = {m: {r["model"]: r for r in res.metrics(level=1 - ALPHA)} for m, res in manys.items()}
+        lite, lite_s = {}, None
+        if with_ssme:
+            start = time.perf_counter()
+            lite = ssme_lite_all_models(scores[chosen], labels, seed)
+            lite_s = time.perf_counter() - start
         lab_prev = beta_interval(labels[:20].sum(), 20)
         prevalence = {"labeled only": [covers(*lab_prev, prevalence_here)]}
         for m, res in manys.items():
@@ -98,6 +121,8 @@ def one_seed(job):
                              "auprc": rows[name]["average precision"]} for m, rows in many_rows.items()}
             est = {m: {k: e.value for k, e in v.items()} for m, v in intervals.items()}
             est["labeled only"] = exact_metrics(scores[chosen[:20], j], y[chosen[:20]])
+            if lite:
+                est[SSME_LITE] = lite[j]
             lab = labeled_intervals(scores[chosen[:20], j], y[chosen[:20]], boot_rng)
             if with_single:
                 try:
@@ -119,7 +144,7 @@ def one_seed(job):
                 estimates.setdefault(m, {})[name] = e
     return short, seed, {"models": out, "cover": cover, "prevalence": {m: float(np.mean(v)) for m, v in
                                                                        prevalence.items()},
-                         "s": many_s, "pick": {k: best_model_picks(estimates, truths, k) for k in ("auc", "auprc")}}
+                         "s": many_s, "ssme_s": lite_s, "pick": {k: best_model_picks(estimates, truths, k) for k in ("auc", "auprc")}}
 
 
 def best_model_picks(estimates, truths, key):
@@ -145,14 +170,18 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="3 seeds, fit_many only, no RESULTS.md")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--ssme-seeds", type=int, default=10,
+                    help="run ssme-lite (if installed) on the first this many seeds")
     args = ap.parse_args(argv)
     seeds = 3 if args.quick else args.seeds
+    ssme_seeds = 0 if args.quick or not has_ssme_lite() else min(args.ssme_seeds, seeds)
     files = [f for f in ("bank", "compas") if (DATA / FILES[f]).exists()]
     if not files:
         raise SystemExit(f"no shared data in {DATA}")
     start = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one_seed, [(f, s, not args.quick) for f in files for s in range(seeds)]))
+        results = list(pool.map(one_seed, [(f, s, not args.quick, s < ssme_seeds) for f in files
+                                           for s in range(seeds)]))
     rows = []
     for f in files:
         done = [r for short, _, r in results if short == f and r is not None]
@@ -167,12 +196,15 @@ def main(argv=None):
                         for k in KEYS:
                             vals[k].append(per[m][k])
                             base[k].append(per["labeled only"][k])
-            row = {"file": f, "method": m, "seeds": len(done)}
+            ran = [r for r in done if any(m in per for per in r["models"].values())]
+            row = {"file": f, "method": m, "seeds": len(ran)}
             for k in KEYS:
                 row[k] = float(np.mean(vals[k]))
                 row[f"{k}_ratio"] = float(np.mean(vals[k]) / np.mean(base[k]))
             if m == "fit_many":
                 row["s"] = float(np.median([r["s"] for r in done]))
+            if m == SSME_LITE:
+                row["s"] = float(np.median([r["ssme_s"] for r in ran]))
             rows.append(row)
     coverage = []
     for f in files:
