@@ -154,8 +154,9 @@ def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, la
         raise ValueError("no model can inform the labels: " + "; ".join(f"{a}: {b}" for a, b in excluded.items()))
     fit_rng, weight_rng, draw_rng = child_generators(seed, 3)
     fits, inputs, own = {}, {}, {}
-    for (name, f), rng in zip(included.items(), child_generators(fit_rng, len(included) + 1)):
-        pool_only = label_model == "pool" and len(included) > 1
+    *model_rngs, pool_rng = child_generators(fit_rng, len(included) + 1)
+    pool_only = label_model == "pool" and len(included) > 1
+    for (name, f), rng in zip(included.items(), model_rngs):
         with warnings.catch_warnings():  # as in spe.many: a model's own maps are candidates, reported by weight
             warnings.simplefilter("ignore", SamplingWarning)
             own[name] = fit_label_models(f, y, "temperature" if pool_only else "stack", n_draws, rng)
@@ -164,7 +165,7 @@ def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, la
             inputs[name] = f
     if label_model != "maps" and len(included) > 1:
         recalibrated = np.stack([recalibrate(f, own[name]["temperature"]) for name, f in included.items()])
-        fits[class_pool.NAME] = class_pool.fit_class_pool(list(included), recalibrated, y, n_draws, rng)
+        fits[class_pool.NAME] = class_pool.fit_class_pool(list(included), recalibrated, y, n_draws, pool_rng)
         inputs[class_pool.NAME] = recalibrated
     weights = model_weights(fits, inputs, y, weight_rng)
     draws = draw_classes(fits, weights, inputs, y, n_draws, draw_rng)
