@@ -16,14 +16,13 @@ proposal, PSIS weights, Pareto k-hat reported), or from the prior with no labels
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
+from .posterior import mode_importance_draws
 
 CLASS_MAPS = ("temperature", "vector")
 PRIOR_SD = 1.0
@@ -69,18 +68,6 @@ def _log_posterior_rows(thetas, f, y, vector: bool):
     mean, sd = _prior_mean_sd(thetas.shape[1])
     loglik = np.array([np.sum(np.log(_log_lik_terms(th, f, y, vector)[4])) for th in thetas])
     return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
-
-
-def _hessian(theta, f, y, vector, eps=1e-5):
-    """Symmetrised finite-difference Hessian of the exact gradient."""
-    d = theta.size
-    hess = np.empty((d, d))
-    for j in range(d):
-        step = np.zeros(d)
-        step[j] = eps
-        hess[j] = (_log_posterior_and_grad(theta + step, f, y, vector)[1]
-                   - _log_posterior_and_grad(theta - step, f, y, vector)[1]) / (2 * eps)
-    return 0.5 * (hess + hess.T)
 
 
 @dataclass
@@ -141,17 +128,9 @@ def fit_class_map(f, labels, form, n_draws, rng) -> MulticlassFit:
         theta = mean + rng.standard_normal((n_draws, dim)) * sd
         return MulticlassFit(form, theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
     fk, yk = f[known], labels[known]
-    res = optimize.minimize(lambda th: tuple(-v for v in _log_posterior_and_grad(th, fk, yk, vector)),
-                            mean, jac=True, method="L-BFGS-B")
-    precision = -_hessian(res.x, fk, yk, vector)
-    low = np.linalg.eigvalsh(precision).min()
-    cov = np.linalg.inv(precision) if low > 0 else np.diag(sd**2)
-    q = Proposal("student_t", res.x, 0.5 * (cov + cov.T))
-    theta, weights, khat, _ = adaptive_importance_draws(
-        lambda t: _log_posterior_rows(t, fk, yk, vector), q, n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"{form} scaling: importance weights are unreliable (Pareto k-hat = {khat:.2f} > "
-                      f"{KHAT_THRESHOLD}); its draws are approximate", SamplingWarning, stacklevel=3)
+    theta, weights, khat = mode_importance_draws(
+        lambda th: _log_posterior_and_grad(th, fk, yk, vector), lambda t: _log_posterior_rows(t, fk, yk, vector),
+        mean, sd, n_draws, rng, what=f"{form} scaling")
     return MulticlassFit(form, theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
 
 

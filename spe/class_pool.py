@@ -16,15 +16,14 @@ gradient, Student-t importance sampling with PSIS, or the prior with no labels.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .class_maps import OUTLIER_PRIOR, PRIOR_SD, classes_from_draws
 from .label_posterior import systematic_resample
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
+from .posterior import mode_importance_draws
 
 NAME = "log-linear pool"
 
@@ -54,16 +53,6 @@ def _log_posterior_and_grad(theta, F, y):
     mean, sd = _prior_mean_sd(F.shape[0])
     return (float(np.sum(np.log(r))) - 0.5 * float(np.sum(((theta - mean) / sd) ** 2)),
             grad - (theta - mean) / sd**2)
-
-
-def _hessian(theta, F, y, step=1e-5):
-    d = theta.size
-    hess = np.empty((d, d))
-    for j in range(d):
-        e = np.zeros(d)
-        e[j] = step
-        hess[j] = (_log_posterior_and_grad(theta + e, F, y)[1] - _log_posterior_and_grad(theta - e, F, y)[1]) / (2 * step)
-    return 0.5 * (hess + hess.T)
 
 
 @dataclass
@@ -118,15 +107,9 @@ def fit_class_pool(names, F, labels, n_draws: int, rng) -> ClassPoolFit:
         theta = mean + rng.standard_normal((n_draws, mean.size)) * sd
         return ClassPoolFit(tuple(names), theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
     Fk, yk = F[:, known], labels[known]
-    res = optimize.minimize(lambda th: tuple(-v for v in _log_posterior_and_grad(th, Fk, yk)), mean, jac=True,
-                            method="L-BFGS-B")
-    precision = -_hessian(res.x, Fk, yk)
-    cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(sd**2)
-    prior_term = lambda t: -0.5 * np.sum(((t - mean) / sd) ** 2, axis=1)  # noqa: E731
-    theta, weights, khat, _ = adaptive_importance_draws(
-        lambda t: np.array([np.sum(np.log(_log_lik_terms(th, Fk, yk)[4])) for th in t]) + prior_term(t),
-        Proposal("student_t", res.x, 0.5 * (cov + cov.T)), n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"{NAME}: importance weights are unreliable (Pareto k-hat = {khat:.2f} > {KHAT_THRESHOLD}); "
-                      "its draws are approximate", SamplingWarning, stacklevel=3)
+    theta, weights, khat = mode_importance_draws(
+        lambda th: _log_posterior_and_grad(th, Fk, yk),
+        lambda t: np.array([np.sum(np.log(_log_lik_terms(th, Fk, yk)[4])) for th in t])
+        - 0.5 * np.sum(((t - mean) / sd) ** 2, axis=1),
+        mean, sd, n_draws, rng, what=NAME)
     return ClassPoolFit(tuple(names), theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))

@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 from .fitting import MapFit
 from .psis import psis
@@ -192,6 +192,34 @@ def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptat
         if adapted is None:
             return u, w, khat, len(proposals) - 1
         proposals.append(adapted)
+
+
+def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, n_draws, rng, *, what: str,
+                          step=1e-5):
+    """Importance draws around the posterior mode of a small, smooth model.
+
+    The mode by L-BFGS-B from ``start`` with the exact gradient (``log_post_and_grad(theta)
+    -> (value, gradient)``); a Student-t proposal with the inverse of the Hessian from
+    central differences of that gradient (``fallback_sd`` on the diagonal if it is not
+    positive definite); weights from ``log_post_rows`` ((M, d) rows -> (M,) log posterior)
+    by :func:`adaptive_importance_draws`. A :class:`SamplingWarning` names ``what`` when
+    the Pareto k-hat says the weights are unreliable. Returns draws, weights, k-hat.
+    """
+    res = optimize.minimize(lambda th: tuple(-v for v in log_post_and_grad(th)), start, jac=True, method="L-BFGS-B")
+    d = res.x.size
+    hess = np.empty((d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = step
+        hess[j] = (log_post_and_grad(res.x + e)[1] - log_post_and_grad(res.x - e)[1]) / (2 * step)
+    precision = -0.5 * (hess + hess.T)
+    cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(np.square(fallback_sd))
+    theta, weights, khat, _ = adaptive_importance_draws(log_post_rows, Proposal("student_t", res.x, 0.5 * (cov + cov.T)),
+                                                        n_draws, rng)
+    if khat > KHAT_THRESHOLD:
+        warnings.warn(f"{what}: importance weights are unreliable (Pareto k-hat = {khat:.2f} > {KHAT_THRESHOLD}); "
+                      "its draws are approximate", SamplingWarning, stacklevel=3)
+    return theta, weights, float(khat)
 
 
 def _log_density_inside(model, data):
