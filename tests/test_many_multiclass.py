@@ -93,3 +93,33 @@ def test_accuracy_intervals_cover_models_with_independent_errors():
             truth = np.mean(probs[row["model"]].argmax(1) == y)
             covered[row["model"]].append(row["accuracy"].lower <= truth <= row["accuracy"].upper)
     assert all(np.mean(v) >= 0.75 for v in covered.values()), {k: np.mean(v) for k, v in covered.items()}
+
+
+def test_pool_gradient_matches_finite_differences():
+    from scipy.optimize import check_grad
+
+    from spe.class_pool import _log_posterior_and_grad
+
+    rng = np.random.default_rng(3)
+    F = np.log(rng.dirichlet(np.ones(4), (3, 40)))
+    y = rng.integers(0, 4, 40)
+    theta = rng.normal(size=4)
+    err = check_grad(lambda t: _log_posterior_and_grad(t, F, y)[0], lambda t: _log_posterior_and_grad(t, F, y)[1], theta)
+    assert err < 1e-4
+
+
+def test_pool_of_one_model_is_temperature_scaling():
+    """With J = 1 the pool's model, prior and posterior are temperature scaling's, by other code."""
+    from spe.class_maps import fit_class_map
+    from spe.class_pool import fit_class_pool
+
+    rng = np.random.default_rng(4)
+    probs, y = _models(rng, n=300)
+    f = np.log(probs["m1"])
+    labels = np.where(np.arange(300) < 60, y, -1)
+    pool = fit_class_pool(["m1"], f[None], labels, 2000, np.random.default_rng(0))
+    temp = fit_class_map(f, labels, "temperature", 2000, np.random.default_rng(1))
+    a_pool = pool.weights @ pool.model_temperatures[:, 0]
+    a_temp = temp.weights @ temp.inverse_temperature
+    sd = np.sqrt(temp.weights @ (temp.inverse_temperature - a_temp) ** 2)
+    assert abs(a_pool - a_temp) < 0.1 * sd, (a_pool, a_temp, sd)
