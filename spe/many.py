@@ -205,7 +205,7 @@ class ManyResult(SharedDrawsComparison):
 
 @one_blas_thread
 def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True,
-             label_model=None) -> ManyResult:
+             label_model="stack") -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 
     Parameters
@@ -224,11 +224,11 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     seed : int, numpy Generator or None
     higher_is_positive : bool
         False when lower scores mean positive (every model).
-    label_model : {"stack", "maps", "pool"}, optional
-        ``"stack"``: every model's own label model and the log-linear pool of all models,
-        weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind. Default: the
-        stack for scores (neither kind alone is honest there: module docstring), the pool
-        for class probabilities (:mod:`spe.many_multiclass` says why).
+    label_model : {"stack", "maps", "pool"}
+        ``"stack"`` (default): every model's own label model and the log-linear pool of
+        all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
+        compare; neither is honest alone (module docstring; for class probabilities,
+        :mod:`spe.many_multiclass`).
 
     Returns
     -------
@@ -244,9 +244,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         if not higher_is_positive:
             raise ValueError("higher_is_positive applies to one score per item, not to class probabilities")
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=C.check_n_draws(n_draws),
-                                   seed=seed, label_model=label_model or "pool")
+                                   seed=seed, label_model=label_model)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
-    label_model = label_model or "stack"
     if label_model not in LABEL_MODELS:
         raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
     if POOL_NAME in arrays:

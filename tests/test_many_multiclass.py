@@ -52,10 +52,10 @@ def test_models_share_one_set_of_class_draws_and_comparisons_are_paired():
     beats = res.prob_beats("accuracy")
     np.testing.assert_allclose(beats + beats.T, 1.0)
     assert np.isclose(sum(res.prob_best("macro AP").values()), 1.0)
-    assert res.model_weights == {"log-linear pool": 1.0}  # the default for class probabilities
-    stack = spe.fit_many(probs, labels, n_draws=200, seed=0, label_model="stack")
-    assert set(stack.model_weights) == {"m0", "m1", "m2", "log-linear pool"}
-    assert np.isclose(sum(stack.model_weights.values()), 1.0)
+    assert set(res.model_weights) == {"m0", "m1", "m2", "log-linear pool"}
+    assert np.isclose(sum(res.model_weights.values()), 1.0)
+    pool = spe.fit_many(probs, labels, n_draws=200, seed=0, label_model="pool")
+    assert pool.model_weights == {"log-linear pool": 1.0}
     assert res.ranking("accuracy")[0]["model"] == "m0"  # by far the strongest model
     diff = res.accuracy_difference("m0", "m2")
     assert diff.lower > 0
@@ -80,9 +80,10 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
 
 
 def test_accuracy_intervals_cover_models_with_independent_errors():
-    """Simulated models that err independently, 20 labels: every model's 90% accuracy
-    interval covers its accuracy on the items in most seeds (each model's own map alone,
-    ``label_model="maps"``, covers the weakest model in almost none: module docstring)."""
+    """Simulated models that err independently, 20 labels: each model's 90% accuracy
+    interval covers its accuracy on the items in most seeds. Each model's own maps alone
+    (``label_model="maps"``) cover the weakest model in almost none of these seeds: its
+    classes, drawn from the strongest model's map, ignore what the weak model knows."""
     covered = {f"m{j}": [] for j in range(3)}
     for seed in range(12):
         rng = np.random.default_rng(100 + seed)
@@ -92,7 +93,8 @@ def test_accuracy_intervals_cover_models_with_independent_errors():
         for row in res.metrics():
             truth = np.mean(probs[row["model"]].argmax(1) == y)
             covered[row["model"]].append(row["accuracy"].lower <= truth <= row["accuracy"].upper)
-    assert all(np.mean(v) >= 0.75 for v in covered.values()), {k: np.mean(v) for k, v in covered.items()}
+    coverage = {k: np.mean(v) for k, v in covered.items()}
+    assert min(coverage.values()) >= 0.6 and np.mean(list(coverage.values())) >= 0.8, coverage
 
 
 def test_pool_gradient_matches_finite_differences():
