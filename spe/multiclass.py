@@ -9,10 +9,14 @@ classifier's log-probabilities f_ik and the labels:
 * ``top-label`` (:mod:`spe.top_label`): a piecewise Platt map of the top-1 probability
   (is the predicted class right?) times temperature scaling among the other classes.
 
-The default, ``stack``, weights temperature scaling and the top-label model by their
-leave-one-out predictive densities on the labeled items (pseudo-BMA with the Bayesian
-bootstrap, :mod:`spe.stacking`, as :func:`spe.fit` weights its score models; equal
-weights with no labels), and each contributes that share of the draws.
+The default, ``stack``, weights temperature scaling, the top-label model and (K <= 50)
+vector scaling by their leave-one-out predictive densities on the labeled items
+(pseudo-BMA with the Bayesian bootstrap, :mod:`spe.stacking`, as :func:`spe.fit` weights
+its score models; equal weights with no labels), and each contributes that share of the
+draws. Vector scaling is there for label shift: when the classes' shares differ from
+those the classifier learned, a calibrated classifier's probabilities need a bias per
+class (log of the ratio of shares), which neither a temperature nor the top-label map
+has; without it, a class's prevalence interval can miss the truth every time.
 
 Each posterior draw then draws one class for every unlabeled item (Gumbel-max), so the
 draws are *coherent*: every item has exactly one class in every draw. Every metric is a
@@ -41,8 +45,9 @@ from .stacking import stacking_weights
 from .threads import one_blas_thread
 
 MULTICLASS_MODELS = ("stack", "temperature", "vector", top_label.NAME)
-#: The label models the default ``stack`` weighs against each other.
-STACKED = ("temperature", top_label.NAME)
+#: The label models the default ``stack`` weighs against each other (vector scaling only
+#: while K <= MAX_VECTOR_CLASSES).
+STACKED = ("temperature", top_label.NAME, "vector")
 #: Vector scaling has K + 1 parameters; importance sampling in more dimensions than this
 #: from tens of labels is not trustworthy, so larger K use temperature scaling.
 MAX_VECTOR_CLASSES = 50
@@ -237,8 +242,9 @@ class MulticlassResult:
 
 
 def fit_label_models(f, y, model: str, n_draws: int, rng) -> dict:
-    """The label models ``model`` names (``stack``: all of :data:`STACKED`), fitted."""
-    names = STACKED if model == "stack" else (model,)
+    """The label models ``model`` names (``stack``: all of :data:`STACKED` that fit K), fitted."""
+    k = f.shape[1]
+    names = tuple(n for n in STACKED if n != "vector" or k <= MAX_VECTOR_CLASSES) if model == "stack" else (model,)
     out = {}
     for name, child in zip(names, child_generators(rng, len(names))):
         if name == top_label.NAME:
@@ -309,8 +315,8 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
     labels : array-like of shape (N,), optional
         Class indices 0..K-1; -1, NaN or None for unlabeled. ``None``: no labels.
     model : "stack", "temperature", "vector" or "top-label"
-        ``stack`` (default): temperature scaling and the top-label model, weighted by
-        their leave-one-out predictive densities on the labels. ``temperature``: one
+        ``stack`` (default): temperature scaling, the top-label model and (K <= 50)
+        vector scaling, weighted by their leave-one-out predictive densities on the labels. ``temperature``: one
         parameter; ``vector``: a shared temperature and one bias per class (K <= 50);
         ``top-label``: a piecewise Platt map of the top-1 probability, temperature
         scaling among the other classes.

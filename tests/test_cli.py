@@ -337,7 +337,7 @@ def test_fit_with_probability_columns_is_multiclass(tmp_path, capsys):
     assert "SPE (multiclass)" in capsys.readouterr().out
     data = json.loads((tmp_path / "o" / "multiclass.json").read_text())
     assert [r["class"] for r in data["per_class"]] == names and 0 < data["accuracy"]["value"] < 1
-    assert set(data["label_models"]) == {"temperature", "top-label"}
+    assert set(data["label_models"]) == {"temperature", "top-label", "vector"}
     assert np.isclose(sum(m["weight"] for m in data["label_models"].values()), 1.0)
     path.write_text(path.read_text().replace(",cat\n", ",lion\n", 1))
     assert main(argv) == 2 and "'lion' is neither a class index" in capsys.readouterr().err

@@ -211,14 +211,16 @@ def test_label_models_are_reported():
     p, y = _calibrated_data(rng, n=200, k=3)
     labels = np.where(np.arange(200) < 20, y, -1)
     res = fit_multiclass(p, labels, n_draws=200, seed=0)
-    assert set(res.model_weights) == {"temperature", "top-label"}
+    assert set(res.model_weights) == {"temperature", "top-label", "vector"}
     assert np.isclose(sum(res.model_weights.values()), 1.0)
     text = res.summary()
     assert "top-label" in text and "temperature" in text
     one = fit_multiclass(p, labels, model="top-label", n_draws=200, seed=0)
     assert one.model_weights == {"top-label": 1.0} and one.class_draws.shape == (200, 200)
     none = fit_multiclass(p, None, n_draws=200, seed=0)
-    assert none.model_weights == {"temperature": 0.5, "top-label": 0.5}
+    assert none.model_weights == dict.fromkeys(("temperature", "top-label", "vector"), 1 / 3)
+    many_classes = special.softmax(rng.normal(size=(100, 60)), axis=1)
+    assert "vector" not in fit_multiclass(many_classes, n_draws=50, seed=0).model_weights  # K > 50
 
 
 def test_per_class_plot_draws_every_predicted_class_with_its_truth():
@@ -238,3 +240,21 @@ def test_per_class_plot_draws_every_predicted_class_with_its_truth():
     assert sorted(zip(ys, xs)) == sorted(enumerate(truth.values()))
     with pytest.raises(ValueError, match="metric must be one of"):
         res.plot_per_class(metric="auc")
+
+
+def test_class_prevalence_covers_under_label_shift():
+    """Classes drawn from softmax(log p + b), b = 1.5 for class 0: the class is over-
+    represented against what the calibrated classifier learned (label shift). Its
+    prevalence interval covers with the stack (vector scaling has the bias), and
+    temperature scaling alone misses it in most seeds."""
+    covered = {"stack": [], "temperature": []}
+    for seed in range(10):
+        rng = np.random.default_rng(200 + seed)
+        p = special.softmax(rng.normal(0.0, 2.0, (400, 4)), axis=1)
+        truth = special.softmax(np.log(p) + np.array([1.5, 0.0, 0.0, 0.0]), axis=1)
+        y = (truth.cumsum(axis=1) > rng.random((400, 1))).argmax(axis=1)
+        labels = np.where(rng.permutation(400) < 60, y, -1)
+        for model in covered:
+            row = fit_multiclass(p, labels, model=model, n_draws=300, seed=seed).per_class()[0]
+            covered[model].append(row["prevalence"].lower <= np.mean(y == 0) <= row["prevalence"].upper)
+    assert np.mean(covered["stack"]) >= 0.8 and np.mean(covered["temperature"]) < 0.5, covered
