@@ -17,9 +17,9 @@ as in its own module.
 Why: top-1 accuracy and per-class precision are governed by q, and a single temperature
 bends the whole confidence curve at once. Real classifiers are over-confident in one
 range of confidence and under-confident in another, and with a hundred labels a
-temperature's interval then narrows around the wrong value (20 Newsgroups: about two thirds coverage
-of a 90% accuracy interval at 100 labels). The piecewise map follows the labels there,
-and the classes it does not explain keep the classifier's own ranking.
+temperature's interval then narrows around the wrong value (20 Newsgroups: about two
+thirds coverage of a 90% accuracy interval at 100 labels). The piecewise map follows the
+labels there, and the classes it does not explain keep the classifier's own ranking.
 """
 
 from __future__ import annotations
