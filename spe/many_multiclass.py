@@ -123,8 +123,9 @@ def degenerate_reason(f, labels) -> str:
 
 
 def recalibrate(f, temperature_fit) -> np.ndarray:
-    """Log-probabilities after the model's own temperature (posterior median 1/T), so the
-    pool weighs recalibrated models: an over-confident model does not dominate the product."""
+    """Log-probabilities after the model's own temperature (1/T at the posterior mean of
+    log 1/T), so the pool weighs recalibrated models: an over-confident model does not
+    dominate the product."""
     a = np.exp(temperature_fit.weights @ temperature_fit.theta[:, 0])
     return a * f - special.logsumexp(a * f, axis=1, keepdims=True)
 
