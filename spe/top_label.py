@@ -84,7 +84,8 @@ class TopLabelFit:
             "model": "top-label: Bayesian piecewise Platt map of the top-1 probability, "
                      "temperature scaling among the other classes",
             "top_1_map": d["posterior_mean"],
-            "posterior_mean_inverse_temperature": float(self.rest.weights @ self.rest.inverse_temperature),
+            "other_classes_posterior_mean_inverse_temperature":
+                float(self.rest.weights @ self.rest.inverse_temperature),
             "inference": d["inference"],
             "pareto_khat": d["pareto_khat"],
             "ess": self.ess,
