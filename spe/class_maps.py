@@ -39,23 +39,42 @@ def _prior_mean_sd(dim):
     return mean, sd
 
 
-def _log_lik_terms(theta, f, y, vector: bool):
-    """Per-item likelihood pieces: r_i = P(y_i | f_i), softmax q, model share w_i, epsilon."""
-    a, eps = np.exp(theta[0]), special.expit(theta[1])
-    eta = a * f + (theta[2:] if vector else 0.0)
+def outlier_softmax(eta, y, eps):
+    """softmax q of logits ``eta`` (L, K), q_y of the labels ``y``, and r = P(y | eta) =
+    (1 - eps) q_y + eps / K, the likelihood with the outlier share."""
     q = special.softmax(eta, axis=1)
     q_y = q[np.arange(y.size), y]
-    r = (1.0 - eps) * q_y + eps / f.shape[1]
+    return q, q_y, (1.0 - eps) * q_y + eps / eta.shape[1]
+
+
+def outlier_softmax_gradient(q, q_y, r, y, eps):
+    """Gradient of sum_i log r_i: (L, K) with respect to the logits, and the scalar with
+    respect to e = logit(eps)."""
+    share = (1.0 - eps) * q_y / r  # P(item i follows the map, not the outlier term)
+    resid = -q * share[:, None]
+    resid[np.arange(y.size), y] += share
+    return resid, eps * (1.0 - eps) * np.sum((1.0 / q.shape[1] - q_y) / r)
+
+
+def log_posterior_rows(thetas, log_lik_r, mean, sd):
+    """Log posterior of each parameter row (for the importance weights): sum_i log r_i
+    (``log_lik_r(theta)`` gives r) plus the Normal(mean, sd) prior."""
+    loglik = np.array([np.sum(np.log(log_lik_r(th))) for th in thetas])
+    return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
+
+
+def _log_lik_terms(theta, f, y, vector: bool):
+    """Per-item likelihood pieces: a, epsilon, softmax q, q_y, r_i = P(y_i | f_i)."""
+    a, eps = np.exp(theta[0]), special.expit(theta[1])
+    q, q_y, r = outlier_softmax(a * f + (theta[2:] if vector else 0.0), y, eps)
     return a, eps, q, q_y, r
 
 
 def _log_posterior_and_grad(theta, f, y, vector: bool):
     """Log posterior of one parameter vector (t, e, b_1..b_K) and its gradient."""
     a, eps, q, q_y, r = _log_lik_terms(theta, f, y, vector)
-    share = (1.0 - eps) * q_y / r  # P(item i follows the map, not the outlier term)
-    resid = -q * share[:, None]
-    resid[np.arange(y.size), y] += share
-    grad = [a * np.sum(resid * f), eps * (1.0 - eps) * np.sum((1.0 / f.shape[1] - q_y) / r)]
+    resid, d_e = outlier_softmax_gradient(q, q_y, r, y, eps)
+    grad = [a * np.sum(resid * f), d_e]
     if vector:
         grad += list(resid.sum(axis=0))
     mean, sd = _prior_mean_sd(theta.size)
@@ -64,10 +83,8 @@ def _log_posterior_and_grad(theta, f, y, vector: bool):
 
 
 def _log_posterior_rows(thetas, f, y, vector: bool):
-    """Log posterior of each parameter row (for the importance weights)."""
     mean, sd = _prior_mean_sd(thetas.shape[1])
-    loglik = np.array([np.sum(np.log(_log_lik_terms(th, f, y, vector)[4])) for th in thetas])
-    return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
+    return log_posterior_rows(thetas, lambda th: _log_lik_terms(th, f, y, vector)[4], mean, sd)
 
 
 @dataclass

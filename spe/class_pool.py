@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .class_maps import OUTLIER_PRIOR, PRIOR_SD, classes_from_draws
+from .class_maps import (OUTLIER_PRIOR, PRIOR_SD, classes_from_draws, log_posterior_rows, outlier_softmax,
+                         outlier_softmax_gradient)
 from .label_posterior import systematic_resample
 from .posterior import mode_importance_draws
 
@@ -37,19 +38,14 @@ def _prior_mean_sd(n_models: int):
 def _log_lik_terms(theta, F, y):
     """Per-item pieces: a (J,), epsilon, softmax q (L, K), q_y, r_i = P(y_i | F_i)."""
     a, eps = np.exp(theta[:-1]), special.expit(theta[-1])
-    q = special.softmax(np.tensordot(a, F, axes=1), axis=1)
-    q_y = q[np.arange(y.size), y]
-    return a, eps, q, q_y, (1.0 - eps) * q_y + eps / F.shape[2]
+    return (a, eps, *outlier_softmax(np.tensordot(a, F, axes=1), y, eps))
 
 
 def _log_posterior_and_grad(theta, F, y):
     """Log posterior of (t_1..t_J, e) and its gradient; ``F`` is (J, L, K)."""
     a, eps, q, q_y, r = _log_lik_terms(theta, F, y)
-    share = (1.0 - eps) * q_y / r  # P(item i follows the pool, not the outlier term)
-    resid = -q * share[:, None]
-    resid[np.arange(y.size), y] += share
-    grad = np.r_[a * np.tensordot(F, resid, axes=([1, 2], [0, 1])),
-                 eps * (1.0 - eps) * np.sum((1.0 / F.shape[2] - q_y) / r)]
+    resid, d_e = outlier_softmax_gradient(q, q_y, r, y, eps)
+    grad = np.r_[a * np.tensordot(F, resid, axes=([1, 2], [0, 1])), d_e]
     mean, sd = _prior_mean_sd(F.shape[0])
     return (float(np.sum(np.log(r))) - 0.5 * float(np.sum(((theta - mean) / sd) ** 2)),
             grad - (theta - mean) / sd**2)
@@ -109,7 +105,6 @@ def fit_class_pool(names, F, labels, n_draws: int, rng) -> ClassPoolFit:
     Fk, yk = F[:, known], labels[known]
     theta, weights, khat = mode_importance_draws(
         lambda th: _log_posterior_and_grad(th, Fk, yk),
-        lambda t: np.array([np.sum(np.log(_log_lik_terms(th, Fk, yk)[4])) for th in t])
-        - 0.5 * np.sum(((t - mean) / sd) ** 2, axis=1),
+        lambda t: log_posterior_rows(t, lambda th: _log_lik_terms(th, Fk, yk)[4], mean, sd),
         mean, sd, n_draws, rng, what=NAME)
     return ClassPoolFit(tuple(names), theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
