@@ -32,13 +32,12 @@ Pareto-smoothed weights; with no labels it is the prior, sampled exactly.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
+from .posterior import student_t_importance_draws
 from .frame import PROBABILITY_EPS
 
 MAPS = ("platt", "beta", "spline")
@@ -293,13 +292,8 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         _, hess = _gradient_hessian(mode, x, y, prior)
         precision = -hess
         cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else cov
-        q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
-        u, weights, khat, _ = adaptive_importance_draws(lambda v: _log_posterior(v, x, y, prior), q,
-                                                        n_draws, rng)
-        if khat > KHAT_THRESHOLD:
-            warnings.warn(f"{form} calibration map: importance weights are unreliable (Pareto k-hat = "
-                          f"{khat:.2f} > {KHAT_THRESHOLD}); its draws are approximate", SamplingWarning,
-                          stacklevel=2)
+        u, weights, khat = student_t_importance_draws(mode, cov, lambda v: _log_posterior(v, x, y, prior), n_draws,
+                                                      rng, what=f"{form} calibration map", stacklevel=2)
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()),

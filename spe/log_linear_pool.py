@@ -26,7 +26,7 @@ from scipy import special
 
 from .calibration_maps import fit_calibration_map
 from .frame import PROBABILITY_EPS
-from .posterior import KHAT_THRESHOLD, Proposal, SamplingWarning, adaptive_importance_draws
+from .posterior import SamplingWarning, student_t_importance_draws
 
 NAME = "log-linear pool"
 INTERCEPT_SD = 1.5
@@ -127,10 +127,6 @@ def fit_log_linear_pool(scores: dict, labels, probabilities: dict, n_draws: int,
     xk, yk = x[known], labels[known]
     mode, precision = _mode(xk, yk, mean, sd)
     cov = np.linalg.inv(precision)
-    q = Proposal("student_t", mode, 0.5 * (cov + cov.T))
-    theta, weights, khat, _ = adaptive_importance_draws(lambda t: _log_posterior(t, xk, yk, mean, sd), q,
-                                                        n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"log-linear pool: importance weights are unreliable (Pareto k-hat = {khat:.2f})",
-                      SamplingWarning, stacklevel=3)
+    theta, weights, khat = student_t_importance_draws(mode, cov, lambda t: _log_posterior(t, xk, yk, mean, sd),
+                                                      n_draws, rng, what=NAME, stacklevel=3)
     return LogLinearPool(list(scores), x, theta, weights, float(khat))

@@ -194,6 +194,19 @@ def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptat
         proposals.append(adapted)
 
 
+def student_t_importance_draws(mode, cov, log_target, n_draws, rng, *, what: str, stacklevel=3):
+    """Importance draws from a Student t at ``mode`` with covariance ``cov`` (symmetrised),
+    adapted by :func:`adaptive_importance_draws`. A :class:`SamplingWarning` names ``what``
+    when the Pareto k-hat says the weights are unreliable; ``stacklevel`` is the caller's,
+    as if it warned itself. Returns draws, weights, k-hat."""
+    proposal = Proposal("student_t", mode, 0.5 * (cov + cov.T))
+    theta, weights, khat, _ = adaptive_importance_draws(log_target, proposal, n_draws, rng)
+    if khat > KHAT_THRESHOLD:
+        warnings.warn(f"{what}: importance weights are unreliable (Pareto k-hat = {khat:.2f} > {KHAT_THRESHOLD}); "
+                      "its draws are approximate", SamplingWarning, stacklevel=stacklevel + 1)
+    return theta, weights, float(khat)
+
+
 def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, n_draws, rng, *, what: str,
                           step=1e-5):
     """Importance draws around the posterior mode of a small, smooth model.
@@ -201,9 +214,8 @@ def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, 
     The mode by L-BFGS-B from ``start`` with the exact gradient (``log_post_and_grad(theta)
     -> (value, gradient)``); a Student-t proposal with the inverse of the Hessian from
     central differences of that gradient (``fallback_sd`` on the diagonal if it is not
-    positive definite); weights from ``log_post_rows`` ((M, d) rows -> (M,) log posterior)
-    by :func:`adaptive_importance_draws`. A :class:`SamplingWarning` names ``what`` when
-    the Pareto k-hat says the weights are unreliable. Returns draws, weights, k-hat.
+    positive definite); weights from ``log_post_rows`` ((M, d) rows -> (M,) log posterior),
+    see :func:`student_t_importance_draws`. Returns draws, weights, k-hat.
     """
     res = optimize.minimize(lambda th: tuple(-v for v in log_post_and_grad(th)), start, jac=True, method="L-BFGS-B")
     d = res.x.size
@@ -214,12 +226,7 @@ def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, 
         hess[j] = (log_post_and_grad(res.x + e)[1] - log_post_and_grad(res.x - e)[1]) / (2 * step)
     precision = -0.5 * (hess + hess.T)
     cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(np.square(fallback_sd))
-    theta, weights, khat, _ = adaptive_importance_draws(log_post_rows, Proposal("student_t", res.x, 0.5 * (cov + cov.T)),
-                                                        n_draws, rng)
-    if khat > KHAT_THRESHOLD:
-        warnings.warn(f"{what}: importance weights are unreliable (Pareto k-hat = {khat:.2f} > {KHAT_THRESHOLD}); "
-                      "its draws are approximate", SamplingWarning, stacklevel=3)
-    return theta, weights, float(khat)
+    return student_t_importance_draws(res.x, cov, log_post_rows, n_draws, rng, what=what, stacklevel=3)
 
 
 def _log_density_inside(model, data):
