@@ -218,7 +218,7 @@ class MulticlassResult:
 
     def describe_models(self) -> dict:
         """Each label model's description with its weight."""
-        return {name: {"weight": self.model_weights[name]} | fit.describe() for name, fit in self.fits.items()}
+        return describe_weighted(self.fits, self.model_weights)
 
     def summary(self, level=0.9) -> str:
         lines = [
@@ -269,34 +269,40 @@ def model_weights(fits: dict, inputs: dict, y, rng) -> dict:
 def draw_classes(fits: dict, weights: dict, inputs: dict, y, n_draws: int, rng) -> np.ndarray:
     """(n_draws, N) coherent labellings, each label model contributing its weight's share;
     labeled items keep their label."""
-    shares = allocate([weights[k] for k in fits], n_draws)
-    out = np.concatenate([fit.draw_classes(inputs[name], share, rng)
-                          for (name, fit), share in zip(fits.items(), shares) if share], axis=0)
+    out = StackedLabelModel(fits, weights).draw_classes(inputs, n_draws, rng)
     known = y >= 0
     out[:, known] = y[known]
     return out
 
 
+def describe_weighted(fits: dict, weights: dict) -> dict:
+    """Each label model's description with its weight."""
+    return {name: {"weight": weights[name]} | fit.describe() for name, fit in fits.items()}
+
+
 class StackedLabelModel:
-    """Label models mixed by their weights, behaving as one (for stacking one level up:
-    several multiclass models, each with its own stack)."""
+    """Label models mixed by their weights, behaving as one: each member contributes its
+    weight's share of the draws. ``f`` is every member's input, or {member: its input}
+    when members are fed different scores."""
 
     def __init__(self, fits: dict, weights: dict):
         self.fits = fits
         self.weights = weights
 
-    def _shares(self, n):
-        return zip(self.fits.values(), allocate([self.weights[k] for k in self.fits], n))
+    def _members(self, f, n):
+        shares = allocate([self.weights[k] for k in self.fits], n)
+        return [(fit, f[name] if isinstance(f, dict) else f, share)
+                for (name, fit), share in zip(self.fits.items(), shares) if share]
 
     def log_likelihood(self, f, y, n: int, rng) -> np.ndarray:
         """(n, L) log P(y_i | f_i): each member's equally weighted draws, in its share."""
-        return np.concatenate([fit.log_likelihood(f, y, share, rng) for fit, share in self._shares(n) if share])
+        return np.concatenate([fit.log_likelihood(x, y, share, rng) for fit, x, share in self._members(f, n)])
 
     def draw_classes(self, f, n: int, rng) -> np.ndarray:
-        return np.concatenate([fit.draw_classes(f, share, rng) for fit, share in self._shares(n) if share])
+        return np.concatenate([fit.draw_classes(x, share, rng) for fit, x, share in self._members(f, n)], axis=0)
 
     def describe(self) -> dict:
-        members = {name: {"weight": self.weights[name]} | fit.describe() for name, fit in self.fits.items()}
+        members = describe_weighted(self.fits, self.weights)
         khats = [d["pareto_khat"] for d in members.values() if d["pareto_khat"] is not None]
         return {"model": "stack of " + ", ".join(f"{k} ({w:.2f})" for k, w in self.weights.items()),
                 "members": members, "inference": "stacked by LOO predictive densities",
@@ -316,8 +322,9 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
         Class indices 0..K-1; -1, NaN or None for unlabeled. ``None``: no labels.
     model : "stack", "temperature", "vector" or "top-label"
         ``stack`` (default): temperature scaling, the top-label model and (K <= 50)
-        vector scaling, weighted by their leave-one-out predictive densities on the labels. ``temperature``: one
-        parameter; ``vector``: a shared temperature and one bias per class (K <= 50);
+        vector scaling, weighted by their leave-one-out predictive densities on the
+        labels. ``temperature``: one parameter; ``vector``: a shared temperature and one
+        bias per class (K <= 50);
         ``top-label``: a piecewise Platt map of the top-1 probability, temperature
         scaling among the other classes.
     n_draws : int
