@@ -145,17 +145,23 @@ def _fit_many_table(args):
         table.warn_if_blank()
         res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
                        higher_is_positive=not args.lower_is_positive)
-    print(res.summary("AUROC", args.level), flush=True)
-    beats = res.prob_beats("AUROC")
-    data = {"models": [{"model": r["model"], "excluded": r["excluded"]}
-                       | {k: _estimate_dict(r[k]) for k in ("AUROC", "average precision", "accuracy", "max F1")}
-                       for r in res.metrics(args.level)],
-            "prevalence": res.prevalence(args.level).as_dict(),
-            "model_weights": res.model_weights,
-            "prob_best_auroc": res.prob_best("AUROC"),
-            "prob_beats_auroc": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)}}
-    out = _write_json(Path(args.out), 'models.json', data)
-    save_figure(Path(args.out) / "models.png", lambda ax: res.plot_comparison(ax, level=args.level))
+    _write_comparison(res, "AUROC", args, {"prevalence": res.prevalence(args.level).as_dict()})
+
+
+def _write_comparison(res, metric, args, extra: dict):
+    """Summary, models.json (each model's metrics, ``extra``, label-model weights, P(best)
+    and P(beats) on ``metric``) and models.png for a fit_many result."""
+    print(res.summary(metric, args.level), flush=True)
+    beats = res.prob_beats(metric)
+    key = metric.lower()
+    models = [{"model": r["model"], "excluded": r["excluded"]} | {k: _estimate_dict(r[k]) for k in res.METRICS}
+              for r in res.metrics(args.level)]
+    data = ({"models": models}
+            | extra
+            | {"model_weights": res.model_weights, f"prob_best_{key}": res.prob_best(metric),
+               f"prob_beats_{key}": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)}})
+    out = _write_json(Path(args.out), "models.json", data)
+    save_figure(Path(args.out) / "models.png", lambda ax: res.plot_comparison(ax, metric=metric, level=args.level))
     print(f"wrote {out} and {Path(args.out) / 'models.png'}")
 
 
@@ -201,8 +207,13 @@ def _fit_multiclass_table(args):
             res = fit_multiclass(probs, labels, n_draws=args.n_draws, seed=args.seed)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    _write_multiclass(res, names, args)
+
+
+def _write_multiclass(res, classes, args):
+    """Summary and multiclass.json for a fit_multiclass result."""
     print(res.summary(args.level), flush=True)
-    print(f"wrote {_write_json(Path(args.out), 'multiclass.json', _multiclass_json(res, names, args.level))}")
+    print(f"wrote {_write_json(Path(args.out), 'multiclass.json', _multiclass_json(res, classes, args.level))}")
 
 
 def _prefixed_columns(table, prefixes) -> tuple[dict, list]:
@@ -239,21 +250,10 @@ def _fit_prefixed_models(args):
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if len(probs) == 1:
-        print(res.summary(args.level), flush=True)
-        print(f"wrote {_write_json(Path(args.out), 'multiclass.json', _multiclass_json(res, classes, args.level))}")
-        return
-    print(res.summary("accuracy", args.level), flush=True)
-    beats = res.prob_beats("accuracy")
-    data = {"classes": classes,
-            "models": [{"model": r["model"], "excluded": r["excluded"]} | {k: _estimate_dict(r[k]) for k in res.METRICS}
-                       for r in res.metrics(args.level)],
-            "model_weights": res.model_weights,
-            "prob_best_accuracy": res.prob_best("accuracy"),
-            "prob_beats_accuracy": {a: dict(zip(res.names, beats[i])) for i, a in enumerate(res.names)},
-            "per_model": {n: _multiclass_json(r, classes, args.level) for n, r in res.results.items()}}
-    out = _write_json(Path(args.out), "models.json", data)
-    save_figure(Path(args.out) / "models.png", lambda ax: res.plot_comparison(ax, metric="accuracy", level=args.level))
-    print(f"wrote {out} and {Path(args.out) / 'models.png'}")
+        return _write_multiclass(res, classes, args)
+    _write_comparison(res, "accuracy", args,
+                      {"classes": classes,
+                       "per_model": {n: _multiclass_json(r, classes, args.level) for n, r in res.results.items()}})
 
 
 def cmd_threshold(args):
