@@ -321,16 +321,22 @@ def ssme_lite_metrics(s, labels, seed):
     return {k: float(rep.data["metrics"][k]["rows"][0]["estimate"]) for k in ("accuracy", "auc", "auprc", "ece")}
 
 
+def ssme_split(name, y, seed):
+    """SSME's split, seeded by ``name`` and ``seed``: (held, chosen) item indices, a random
+    half held out as the truth and 20 labeled + 1,000 unlabeled (a smaller file's whole
+    other half) from the rest, the labeled first; None when the 20 hold one class."""
+    rng = np.random.default_rng([seed, sum(map(ord, name))])
+    perm = rng.permutation(y.size)
+    held, chosen = perm[: y.size // 2], perm[y.size // 2:][:1020]
+    return None if np.unique(y[chosen[:20]]).size < 2 else (held, chosen)
+
+
 def run_ssme_seed(job):
     name, s, y, seed, methods = job
-    rng = np.random.default_rng([seed, sum(map(ord, name))])
-    perm = rng.permutation(s.size)
-    half = s.size // 2
-    held, pool = perm[:half], perm[half:]
-    chosen = pool[:1020]  # 20 labeled + 1,000 unlabeled; a smaller file's whole other half
-    labeled = chosen[:20]
-    if np.unique(y[labeled]).size < 2:
+    split = ssme_split(name, y, seed)
+    if split is None:
         return name, seed, None
+    held, chosen = split
     truth = exact_metrics(s[held], y[held])
     cs, cy = s[chosen], y[chosen]
     labels = np.full(cs.size, np.nan)

@@ -98,17 +98,16 @@ def one_seed(job):
 
 def one_binary_seed(job):
     """One SSME-protocol split of a fairness file, its models as two-class probabilities."""
-    from real import exact_metrics
+    from real import exact_metrics, ssme_split
     from spe import sweeps as SW
     from ssme_shared import file_models
 
     short, seed = job
     scores, y, names = file_models(short)
-    rng = np.random.default_rng([seed, sum(map(ord, short))])
-    perm = rng.permutation(y.size)
-    held, chosen = perm[: y.size // 2], perm[y.size // 2:][:1020]
-    if np.unique(y[chosen[:20]]).size < 2:
+    split = ssme_split(short, y, seed)
+    if split is None:
         return short, None
+    held, chosen = split
     labels = np.full(chosen.size, -1)
     labels[:20] = y[chosen[:20]]
     probs = {n: np.column_stack([1 - scores[chosen, j], scores[chosen, j]]) for j, n in enumerate(names)}

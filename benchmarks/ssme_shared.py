@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from real import (ALPHA, DATA, FILES, beta_interval, covers, exact_auc, exact_ap, exact_metrics,  # noqa: E402
-                  run_stamp, table, write_section)
+                  run_stamp, ssme_split, table, write_section)
 
 import spe  # noqa: E402
 
@@ -84,11 +84,10 @@ def has_ssme_lite() -> bool:
 def one_seed(job):
     short, seed, with_single, with_ssme = job
     scores, y, names = file_models(short)
-    rng = np.random.default_rng([seed, sum(map(ord, short))])
-    perm = rng.permutation(y.size)
-    held, chosen = perm[: y.size // 2], perm[y.size // 2:][:1020]
-    if np.unique(y[chosen[:20]]).size < 2:
+    split = ssme_split(short, y, seed)
+    if split is None:
         return short, seed, None
+    held, chosen = split
     labels = np.full(chosen.size, np.nan)
     labels[:20] = y[chosen[:20]]
     out, cover, estimates, truths = {}, {}, {}, {}
