@@ -56,11 +56,22 @@ def outlier_softmax_gradient(q, q_y, r, y, eps):
     return resid, eps * (1.0 - eps) * np.sum((1.0 / q.shape[1] - q_y) / r)
 
 
-def log_posterior_rows(thetas, log_lik_r, mean, sd):
-    """Log posterior of each parameter row (for the importance weights): sum_i log r_i
-    (``log_lik_r(theta)`` gives r) plus the Normal(mean, sd) prior."""
-    loglik = np.array([np.sum(np.log(log_lik_r(th))) for th in thetas])
-    return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
+def posterior_draws(mean, sd, n_labeled: int, log_post_and_grad, likelihood, n_draws: int, rng, *, what: str):
+    """Draws of a parameter vector with a Normal(mean, sd) prior: from the prior with no
+    labels, else by :func:`~spe.posterior.mode_importance_draws` (``log_post_and_grad``:
+    the log posterior and its gradient; ``likelihood(theta)``: each labeled item's r_i).
+    Returns draws, weights, k-hat, effective sample size and ``n_labeled``."""
+    if n_labeled == 0:
+        theta = mean + rng.standard_normal((n_draws, mean.size)) * sd
+        return theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0
+
+    def log_post_rows(thetas):
+        loglik = np.array([np.sum(np.log(likelihood(th))) for th in thetas])
+        return loglik - 0.5 * np.sum(((thetas - mean) / sd) ** 2, axis=1)
+
+    theta, weights, khat = mode_importance_draws(log_post_and_grad, log_post_rows, mean, sd, n_draws, rng, what=what,
+                                                 stacklevel=4)  # the warning points at fit_*'s caller
+    return theta, weights, khat, float(1.0 / np.sum(weights**2)), n_labeled
 
 
 def _log_lik_terms(theta, f, y, vector: bool):
@@ -80,11 +91,6 @@ def _log_posterior_and_grad(theta, f, y, vector: bool):
     mean, sd = _prior_mean_sd(theta.size)
     grad = np.array(grad) - (theta - mean) / sd**2
     return float(np.sum(np.log(r))) - 0.5 * float(np.sum(((theta - mean) / sd) ** 2)), grad
-
-
-def _log_posterior_rows(thetas, f, y, vector: bool):
-    mean, sd = _prior_mean_sd(thetas.shape[1])
-    return log_posterior_rows(thetas, lambda th: _log_lik_terms(th, f, y, vector)[4], mean, sd)
 
 
 @dataclass
@@ -141,14 +147,10 @@ def fit_class_map(f, labels, form, n_draws, rng) -> MulticlassFit:
     dim = 2 + (f.shape[1] if vector else 0)
     mean, sd = _prior_mean_sd(dim)
     known = labels >= 0
-    if not known.any():
-        theta = mean + rng.standard_normal((n_draws, dim)) * sd
-        return MulticlassFit(form, theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
     fk, yk = f[known], labels[known]
-    theta, weights, khat = mode_importance_draws(
-        lambda th: _log_posterior_and_grad(th, fk, yk, vector), lambda t: _log_posterior_rows(t, fk, yk, vector),
-        mean, sd, n_draws, rng, what=f"{form} scaling")
-    return MulticlassFit(form, theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
+    return MulticlassFit(form, *posterior_draws(
+        mean, sd, int(known.sum()), lambda th: _log_posterior_and_grad(th, fk, yk, vector),
+        lambda th: _log_lik_terms(th, fk, yk, vector)[4], n_draws, rng, what=f"{form} scaling"))
 
 
 def log_likelihood_rows(fit: MulticlassFit, rows, f, y) -> np.ndarray:

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .class_maps import (OUTLIER_PRIOR, PRIOR_SD, classes_from_draws, log_posterior_rows, outlier_softmax,
-                         outlier_softmax_gradient)
+from .class_maps import (OUTLIER_PRIOR, PRIOR_SD, classes_from_draws, outlier_softmax, outlier_softmax_gradient,
+                         posterior_draws)
 from .label_posterior import systematic_resample
-from .posterior import mode_importance_draws
 
 NAME = "log-linear pool"
 
@@ -99,12 +98,7 @@ def fit_class_pool(names, F, labels, n_draws: int, rng) -> ClassPoolFit:
     """Posterior draws of the pool from (J, N, K) log-probabilities ``F`` and labels (-1 = unlabeled)."""
     mean, sd = _prior_mean_sd(F.shape[0])
     known = labels >= 0
-    if not known.any():
-        theta = mean + rng.standard_normal((n_draws, mean.size)) * sd
-        return ClassPoolFit(tuple(names), theta, np.full(n_draws, 1.0 / n_draws), float("nan"), float(n_draws), 0)
     Fk, yk = F[:, known], labels[known]
-    theta, weights, khat = mode_importance_draws(
-        lambda th: _log_posterior_and_grad(th, Fk, yk),
-        lambda t: log_posterior_rows(t, lambda th: _log_lik_terms(th, Fk, yk)[4], mean, sd),
-        mean, sd, n_draws, rng, what=NAME)
-    return ClassPoolFit(tuple(names), theta, weights, float(khat), float(1.0 / np.sum(weights**2)), int(known.sum()))
+    return ClassPoolFit(tuple(names), *posterior_draws(
+        mean, sd, int(known.sum()), lambda th: _log_posterior_and_grad(th, Fk, yk),
+        lambda th: _log_lik_terms(th, Fk, yk)[4], n_draws, rng, what=NAME))

@@ -208,14 +208,15 @@ def student_t_importance_draws(mode, cov, log_target, n_draws, rng, *, what: str
 
 
 def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, n_draws, rng, *, what: str,
-                          step=1e-5):
+                          step=1e-5, stacklevel=3):
     """Importance draws around the posterior mode of a small, smooth model.
 
     The mode by L-BFGS-B from ``start`` with the exact gradient (``log_post_and_grad(theta)
     -> (value, gradient)``); a Student-t proposal with the inverse of the Hessian from
     central differences of that gradient (``fallback_sd`` on the diagonal if it is not
     positive definite); weights from ``log_post_rows`` ((M, d) rows -> (M,) log posterior),
-    see :func:`student_t_importance_draws`. Returns draws, weights, k-hat.
+    see :func:`student_t_importance_draws` (``stacklevel`` as there). Returns draws,
+    weights, k-hat.
     """
     res = optimize.minimize(lambda th: tuple(-v for v in log_post_and_grad(th)), start, jac=True, method="L-BFGS-B")
     d = res.x.size
@@ -226,7 +227,7 @@ def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, 
         hess[j] = (log_post_and_grad(res.x + e)[1] - log_post_and_grad(res.x - e)[1]) / (2 * step)
     precision = -0.5 * (hess + hess.T)
     cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else np.diag(np.square(fallback_sd))
-    return student_t_importance_draws(res.x, cov, log_post_rows, n_draws, rng, what=what, stacklevel=3)
+    return student_t_importance_draws(res.x, cov, log_post_rows, n_draws, rng, what=what, stacklevel=stacklevel)
 
 
 def _log_density_inside(model, data):
