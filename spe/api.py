@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .calibration_maps import fit_calibration_map
+from .cells import MAX_CELLS, fit_cells
 from .curves import check_n_draws
 from .fitting import FitError, candidate_pairs
 from .label_check import warn_if_contradicted
@@ -25,7 +26,7 @@ from .seeds import child_seeds
 from .threads import one_blas_thread
 
 
-SCORE_MODELS = ("mixture", "platt", "beta", "spline")
+SCORE_MODELS = ("mixture", "platt", "beta", "spline", "cells")
 CALIBRATION_MAPS = ("platt", "beta", "spline")
 MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: The default pool: the mixture and one calibration map. Piecewise Platt ("spline") nests
@@ -34,14 +35,21 @@ MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11 with
 #: beta beside Platt), so the pool holds one map.
 DEFAULT_MODELS = ("mixture", "spline")
+#: Scores with this few distinct values (hard predictions) get the per-value model alone:
+#: there is no score shape for the mixture and no continuum for a map.
+DISCRETE_MODELS = ("cells",)
+#: The mixture needs this many distinct scores to have a shape to fit.
+MIXTURE_MIN_VALUES = 3
 STACKING_METHODS = ("BB-pseudo-BMA", "stacking")
 
 
-def _score_models(model) -> tuple[str, ...]:
+def _score_models(model, n_values=None) -> tuple[str, ...]:
+    """The score models to fit; ``n_values``: the number of distinct scores (inf: more than
+    the groups hold; None: not read yet, so only the names are checked)."""
     if isinstance(model, str):
         key = model.strip().lower()
         if key == "auto":
-            return DEFAULT_MODELS
+            return DISCRETE_MODELS if n_values is not None and n_values < MIXTURE_MIN_VALUES else DEFAULT_MODELS
         chosen = (key,)
     else:
         try:
@@ -51,6 +59,12 @@ def _score_models(model) -> tuple[str, ...]:
     unknown = [m for m in chosen if m not in SCORE_MODELS]
     if unknown or not chosen:
         raise ValueError(f"unknown score model {unknown or model!r}; choose 'auto' or from {SCORE_MODELS}")
+    if n_values is not None and "mixture" in chosen and n_values < MIXTURE_MIN_VALUES:
+        raise ValueError(f"the scores take only {n_values} distinct values: the mixture needs at least "
+                         f"{MIXTURE_MIN_VALUES}; use model='cells' (a share of positives per value) or 'auto'")
+    if "cells" in chosen and n_values is not None and n_values > MAX_CELLS:
+        raise ValueError(f"model='cells' takes scores with at most {MAX_CELLS} distinct values; these have "
+                         f"{'more' if np.isinf(n_values) else n_values}")
     return tuple(dict.fromkeys(chosen))
 
 
@@ -73,14 +87,16 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     labels : array-like of shape (N,), optional
         1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled;
         ``None``: no labels at all. See ``positive_label`` for other codings.
-    model : "auto", "mixture", "platt", "beta", "spline" or a list of them
-        The score models: the SPE score mixture, and three Bayesian calibration maps
+    model : "auto", "mixture", "platt", "beta", "spline", "cells" or a list of them
+        The score models: the SPE score mixture, three Bayesian calibration maps
         (Platt scaling, beta calibration and piecewise Platt, with a slope per quartile
-        segment of the logit; :mod:`spe.calibration_maps`). ``"auto"`` fits the mixture
-        and piecewise Platt and weights them by their leave-one-out predictive densities
-        on the labeled items (equal weights with no labels): the mixture earns weight
-        where the scores' shape identifies the classes, the map where it does not (see
-        ``docs/method.md``).
+        segment of the logit; :mod:`spe.calibration_maps`), and a share of positives per
+        distinct score value (``"cells"``, at most 20 values; :mod:`spe.cells`).
+        ``"auto"`` fits the mixture and piecewise Platt and weights them by their
+        leave-one-out predictive densities on the labeled items (equal weights with no
+        labels): the mixture earns weight where the scores' shape identifies the classes,
+        the map where it does not (see ``docs/method.md``). Scores with two distinct
+        values (hard predictions) get ``"cells"`` alone.
     families : "auto", "all", (neg, pos) pair, or list of names
         The mixture's families. ``"auto"`` fits truncated Normal and Gamma for each
         class (Gamma reflected for positives) and keeps the pair with the lowest BIC;
@@ -144,7 +160,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         raise ValueError(f"inference must be 'auto', 'is' or 'emcee', got {inference!r}")
     if stacking not in STACKING_METHODS:
         raise ValueError(f"stacking must be one of {STACKING_METHODS}, got {stacking!r}")
-    models = _score_models(model)
+    models = _score_models(model)  # names checked now, distinct values once the scores are read
     if "mixture" in models:
         candidate_pairs(families)  # refuse a bad family name before any work
     if not isinstance(higher_is_positive, (bool, np.bool_)):
@@ -166,6 +182,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
+    models = _score_models(model, data.n_groups if data.exact else np.inf)
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
@@ -206,7 +223,7 @@ def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
 def _n_stages(models, scales, families, data):
     """Stages the progress bar counts: family pairs, refit and sampling per mixture scale,
     one per calibration map, one for pooling."""
-    n = 1 + sum(name in models for name in CALIBRATION_MAPS)
+    n = 1 + sum(name in models for name in CALIBRATION_MAPS + ("cells",))
     if "mixture" in models:
         for scale in scales:
             n += len(candidate_pairs(families, open_scale=scale == "logit")) + 2
@@ -232,7 +249,8 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
             fits["mixture"] = min(candidates, key=lambda f: f.misfit.kl)
         elif len(models) == 1:
             raise FitError("; ".join(errors.values()))
-    for name, map_seed in zip(CALIBRATION_MAPS, np.random.SeedSequence(platt_seed).spawn(len(CALIBRATION_MAPS))):
+    *map_seeds, cells_seed = np.random.SeedSequence(platt_seed).spawn(len(CALIBRATION_MAPS) + 1)
+    for name, map_seed in zip(CALIBRATION_MAPS, map_seeds):
         if name in models:
             bar.set_postfix_str(f"{name} calibration map")
             fits[name] = fit_calibration_map(name, data.labeled_scores, data.labeled_labels,
@@ -240,4 +258,10 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
                                              rng=np.random.default_rng(map_seed),
                                              reference=data.score_distribution())
             bar.update()
+    if "cells" in models:
+        bar.set_postfix_str("shares per score value")
+        fits["cells"] = fit_cells(data.labeled_scores, data.labeled_labels, n_draws=n_draws,
+                                  rng=np.random.default_rng(cells_seed),
+                                  reference=data.score_distribution())
+        bar.update()
     return fits, errors

@@ -46,13 +46,16 @@ from .seeds import child_generators
 from .threads import one_blas_thread
 from .frame import looks_like_probabilities
 from .orientation import ORIENTATION_PROBABILITY, reversed_probability
-from .scores import MIN_DISTINCT_SCORES, as_labels, as_score_array
+from .scores import as_labels, as_score_array
 
 #: Each model's calibration map (the package default) and its number of posterior draws.
 MAP_FORM = "spline"
 MAP_DRAWS = 1000
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")
 LABEL_MODELS = ("stack", "maps", "pool")
+#: A model informs the shared labels only with this many distinct scores: hard predictions
+#: are compared on the shared draws but add no calibration map to the label model.
+MIN_DISTINCT_EVIDENCE = 3
 #: Items per block when labels are drawn, so memory stays (draws x block).
 _DRAW_CELLS = 4_000_000
 
@@ -183,10 +186,12 @@ class ManyResult(SharedDrawsComparison):
                  f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
                  *self._label_model_lines(weights),
                  f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):"]
-        for r in self.ranking(metric, level):
+        rows = self.ranking(metric, level)
+        width = max(24, *(len(r["model"]) for r in rows))
+        for r in rows:
             e = r[metric]
             note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
-            lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}"
+            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}"
                          f"  {weights[r['model']]:.2f}{note}")
         return "\n".join(lines)
 
@@ -263,8 +268,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     for name, s in arrays.items():
         probabilities[name] = looks_like_probabilities(s)
         thresholds[name] = 0.5 if probabilities[name] else 0.0
-        if np.unique(s).size < MIN_DISTINCT_SCORES:
-            excluded[name] = f"fewer than {MIN_DISTINCT_SCORES} distinct scores"
+        if np.unique(s).size < MIN_DISTINCT_EVIDENCE:
+            excluded[name] = f"fewer than {MIN_DISTINCT_EVIDENCE} distinct scores"
         elif reversed_probability(s, y) > ORIENTATION_PROBABILITY:
             excluded[name] = "the labels say its scores run the wrong way (P(AUROC < 0.5) > 0.95)"
         else:

@@ -94,10 +94,12 @@ class ManyMulticlassResult(SharedDrawsComparison):
                  "  label model (weight: share of the class draws): "
                  + ", ".join(f"{n} {w:.2f}" for n, w in self.model_weights.items()),
                  f"  ranking by {metric} (median [{100 * level:g}% interval], P(best)):"]
-        for r in self.ranking(metric, level):
+        rows = self.ranking(metric, level)
+        width = max(24, *(len(r["model"]) for r in rows))
+        for r in rows:
             e = r[metric]
             note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
-            lines.append(f"    {r['model']:24s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}{note}")
+            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}{note}")
         return "\n".join(lines)
 
     def accuracy_difference(self, a, b, level=0.9):

@@ -14,10 +14,19 @@ import numpy as np
 #: lower scores mean positive (needs at least ORIENTATION_MIN_PER_CLASS of each class).
 ORIENTATION_PROBABILITY = 0.95
 ORIENTATION_MIN_PER_CLASS = 3
+#: Weight, in items, of the base measure (all scores) in each class's posterior.
+BASE_WEIGHT = 1.0
 
 
 def reversed_probability(scores, labels, n_boot=2000, max_per_class=500) -> float:
-    """P(AUROC < 0.5) from the labeled items alone (Bayesian bootstrap of each class).
+    """P(AUROC < 0.5) from the labeled items alone.
+
+    Each class's score distribution gets a Dirichlet-process posterior whose base measure
+    is the distribution of all the scores, with the weight of one item (Ferguson 1973):
+    the Bayesian bootstrap of the class's labeled items plus one share for "an item like
+    any other". Without that share, three positives tied at a score most items share
+    would prove the scores reversed in every resample; with it, only labels that are
+    actually ordered the wrong way do (a flipped label coding still gives P near 1).
 
     NaN when fewer than ``ORIENTATION_MIN_PER_CLASS`` items of a class are labeled.
     """
@@ -28,11 +37,23 @@ def reversed_probability(scores, labels, n_boot=2000, max_per_class=500) -> floa
     rng = np.random.default_rng(0)  # a check, not an estimate: the same answer every time
     pos = pos if pos.size <= max_per_class else rng.choice(pos, max_per_class, replace=False)
     neg = neg if neg.size <= max_per_class else rng.choice(neg, max_per_class, replace=False)
-    wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
-    w_pos = rng.dirichlet(np.ones(pos.size), n_boot)
-    w_neg = rng.dirichlet(np.ones(neg.size), n_boot)
+    wins = np.empty((pos.size + 1, neg.size + 1))
+    wins[:-1, :-1] = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    wins[:-1, -1] = _share_below(scores, pos)  # a positive against an item like any other
+    wins[-1, :-1] = 1.0 - _share_below(scores, neg)
+    wins[-1, -1] = 0.5
+    w_pos = rng.dirichlet(np.r_[np.ones(pos.size), BASE_WEIGHT], n_boot)
+    w_neg = rng.dirichlet(np.r_[np.ones(neg.size), BASE_WEIGHT], n_boot)
     auc = np.einsum("bi,ij,bj->b", w_pos, wins, w_neg)
     return float(np.mean(auc < 0.5))
+
+
+def _share_below(scores, values) -> np.ndarray:
+    """P(S < v) + P(S = v) / 2 for each v, S drawn from ``scores``."""
+    s = np.sort(scores)
+    below = np.searchsorted(s, values, side="left")
+    upto = np.searchsorted(s, values, side="right")
+    return (below + 0.5 * (upto - below)) / s.size
 
 
 def check_orientation(scores, labels) -> None:

@@ -50,15 +50,17 @@ def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
             "pr_area_error_spe": pr.area_between(truth),
             "true_precision": truth.tolist(),
         }
-    summary["figures"] = ["fit.png", "pr.png", "reliability.png", "roc.png"]
-    # The summary first: a figure that fails must not cost the user the numbers.
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     figures = {
         "fit.png": lambda ax: res.plot_fit(ax, level=level),
         "pr.png": lambda ax: res.plot_pr(ax, level=level, true_labels=true_labels),
         "roc.png": lambda ax: res.plot_roc(ax, level=level, true_labels=true_labels),
         "reliability.png": lambda ax: res.plot_reliability(ax, true_labels=true_labels),
     }
+    if res.mixture is None:  # the fitted densities exist only for the score mixture
+        del figures["fit.png"]
+    summary["figures"] = sorted(figures)
+    # The summary first: a figure that fails must not cost the user the numbers.
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     for name, draw in figures.items():
         save_figure(out / name, draw)
     write_html(summary, summ.text, out)

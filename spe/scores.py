@@ -64,22 +64,18 @@ def as_score_array(scores, name="scores") -> np.ndarray:
     return arr
 
 
-MIN_DISTINCT_SCORES = 3
+#: Two distinct values (hard predictions) are enough: :mod:`spe.cells` estimates the share
+#: of positives at each; the mixture and the calibration maps need more (see ``spe.fit``).
+MIN_DISTINCT_SCORES = 2
 #: Below this many items a fit warns: the score distribution says little about the classes.
 FEW_ITEMS = 50
 
 
 def as_scores(scores) -> np.ndarray:
-    """Validate scores for fitting: finite reals, 1-D, at least 3 distinct values."""
+    """Validate scores for fitting: finite reals, 1-D, at least 2 distinct values."""
     arr = as_score_array(scores)
     if arr.size < 2:
-        raise ValueError(f"at least two scores are needed to fit the score mixture, got {arr.size}")
-    n_distinct = np.unique(arr).size
-    if 1 < n_distinct < MIN_DISTINCT_SCORES:
-        raise ValueError(
-            f"scores take only {n_distinct} distinct values; SPE models continuous scores and "
-            f"needs at least {MIN_DISTINCT_SCORES} (a binary prediction has no curve to estimate)"
-        )
+        raise ValueError(f"at least two scores are needed to fit the score models, got {arr.size}")
     if np.ptp(arr) == 0:
         raise ValueError(
             f"all {arr.size} scores are equal ({arr[0]!r}): a constant score carries "
@@ -384,8 +380,8 @@ def prepare_counts(counts, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS, t
     if counts.n_items == 0:
         raise ValueError("the score counts are empty: no scores were read")
     if counts.keys.size < MIN_DISTINCT_SCORES:
-        raise ValueError(f"scores take only {counts.keys.size} distinct values; SPE needs at least "
-                         f"{MIN_DISTINCT_SCORES}")
+        raise ValueError(f"all {counts.n_items} scores are equal: a constant score carries no information "
+                         "about performance")
     y = counts.labeled_labels
     if y.size == counts.n_items and np.unique(y).size == 1:
         raise ValueError("every item is labeled and all are of one class: the curves are undefined")

@@ -169,6 +169,27 @@ def test_fit_without_labels_writes_summary_and_every_figure(tmp_path, capsys):
         assert (out / name).stat().st_size > 1000
 
 
+@pytest.mark.parametrize("model", ["auto", "platt"])
+def test_fit_without_a_mixture_writes_the_figures_it_has(tmp_path, capsys, model):
+    """Regression: without a mixture (hard 0/1 predictions, or --model platt) the command
+    died on the mixture's figure after fitting."""
+    rng = np.random.default_rng(4)
+    y = rng.random(400) < 0.3
+    hard = np.where(y, rng.random(400) < 0.8, rng.random(400) < 0.1).astype(int)
+    path = tmp_path / "hard.csv"
+    path.write_text("score,label\n" + "".join(f"{s},{int(t) if i < 30 else ''}\n"
+                                              for i, (s, t) in enumerate(zip(hard, y))))
+    out = tmp_path / "o"
+    assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--out", str(out),
+                 "--n-draws", "200", "--model", model]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(summary["model_weights"]) == (["cells"] if model == "auto" else ["platt"])
+    assert summary["figures"] == ["pr.png", "reliability.png", "roc.png"]
+    for name in summary["figures"]:
+        assert (out / name).stat().st_size > 1000
+    assert not (out / "fit.png").exists()
+
+
 def test_reversed_scores_are_refused_and_the_named_fix_works(tmp_path, capsys):
     rng = np.random.default_rng(2)
     y = (rng.random(600) < 0.3).astype(int)

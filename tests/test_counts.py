@@ -144,5 +144,5 @@ def test_bad_chunks_are_named():
         ScoreCounts.empty(3)
     with pytest.raises(ValueError, match="not among the counted scores"):
         count_scores(np.array([0.1, 0.2, 0.3])).key_of([0.25])
-    with pytest.raises(ValueError, match="distinct values"):
-        spe.fit(count_scores(np.array([0.1, 0.2, 0.1])))
+    with pytest.raises(ValueError, match="scores are equal"):
+        spe.fit(count_scores(np.array([0.1, 0.1, 0.1])))

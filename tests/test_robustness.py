@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spe
+from spe.orientation import ORIENTATION_PROBABILITY, reversed_probability
 from spe.scores import prepare
 
 RNG = np.random.default_rng(0)
@@ -38,7 +39,6 @@ def _check_result(res):
         ([0.1, np.nan, 0.3], "NaN/inf value"),
         ([0.1, np.inf, 0.3], "NaN/inf value"),
         ([1.0, 1.0, 1.0, 1.0], "all 4 scores are equal"),
-        (np.r_[np.zeros(20), np.ones(20)], "only 2 distinct values"),
         (np.ones((3, 4)), "one-dimensional"),
     ],
 )
@@ -231,6 +231,12 @@ def test_reversed_scores_are_refused_unless_declared():
     with pytest.raises(TypeError, match="higher_is_positive"):
         spe.fit(s, labels, higher_is_positive="no", **FAST)
     # too few labels of a class to tell: no refusal
+    # labeled positives tied with most negatives at a common score say little about order
+    tied = np.r_[np.zeros(400), rng.uniform(0.1, 1, 100)]
+    tied_labels = np.full(500, np.nan)
+    tied_labels[:3], tied_labels[400:402] = 1, 0  # three positives at 0, two negatives above
+    tied_labels[3:17] = 0  # (the labeled items alone gave P = 1.000: no pair ordered the right way)
+    assert 0.5 < reversed_probability(tied, tied_labels) < ORIENTATION_PROBABILITY
     few = np.where(np.arange(500) < 30, y, np.nan)
     few[np.flatnonzero(few == 1)[2:]] = np.nan
     assert spe.fit(s, few, **FAST).data.n_labeled < 30

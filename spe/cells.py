@@ -1,0 +1,107 @@
+"""A score model for scores with a few distinct values: a proportion per value.
+
+    P(y = 1 | s = v_k) = p_k,    p_k ~ Beta(1/2, 1/2) independently (Jeffreys)
+
+Hard predictions (0/1), decision trees with a handful of leaves and rounded scores carry
+no shape for a mixture to fit and no continuum for a calibration map to be smooth over:
+the only thing to estimate is the share of positives at each value. The posterior of
+each share is Beta(1/2 + positives, 1/2 + negatives) among the labeled items with that
+value, sampled exactly (equal weights). Values without a labeled item keep the prior
+(mean 1/2, wide), which is what the labels support; nothing ties the values together,
+so no order is assumed either (a tree whose leaves are mis-ranked shows it).
+
+Used by :func:`spe.fit` for scores with two distinct values, and on request
+(``model="cells"``) for scores with at most :data:`MAX_CELLS` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Most distinct score values the per-value model accepts: with tens of labels, more
+#: values would leave almost every share at its prior.
+MAX_CELLS = 20
+#: Jeffreys prior Beta(a, a) on each share.
+PRIOR_SHAPE = 0.5
+
+
+@dataclass
+class CellsFit:
+    """Exact posterior draws of the share of positives at each distinct score value."""
+
+    values: np.ndarray  # (K,) distinct scores, ascending
+    positives: np.ndarray  # (K,) labeled positives at each value
+    negatives: np.ndarray  # (K,) labeled negatives at each value
+    shares: np.ndarray  # (M, K) draws of P(y = 1 | s = v_k)
+    weights: np.ndarray
+
+    name = "cells"
+    khat = float("nan")
+
+    @property
+    def n_draws(self) -> int:
+        return self.weights.size
+
+    @property
+    def ess(self) -> float:
+        return float(self.n_draws)
+
+    @property
+    def n_labeled(self) -> int:
+        return int(self.positives.sum() + self.negatives.sum())
+
+    def chain_index(self) -> None:
+        """Exact draws: no chains."""
+        return None
+
+    def cell_of(self, scores) -> np.ndarray:
+        """Index of the nearest distinct value for each score."""
+        mids = (self.values[1:] + self.values[:-1]) / 2
+        return np.searchsorted(mids, np.asarray(scores, float))
+
+    def prob_positive(self, scores, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""
+        rows = slice(None) if draws is None else draws
+        return self.shares[rows][:, self.cell_of(scores)]
+
+    def draws(self) -> dict[str, np.ndarray]:
+        return {f"p[{v:.6g}]": self.shares[:, k] for k, v in enumerate(self.values)}
+
+    def describe(self) -> dict:
+        return {
+            "model": "share of positives per distinct score value: P(y=1|s=v) ~ "
+                     f"Beta({PRIOR_SHAPE:g} + positives, {PRIOR_SHAPE:g} + negatives) (Jeffreys prior)",
+            "feature": f"{self.values.size} distinct score values",
+            "prior": {"a": PRIOR_SHAPE, "b": PRIOR_SHAPE},
+            "posterior_mean": {k: float(self.weights @ v) for k, v in self.draws().items()},
+            "labeled_per_value": {f"{v:.6g}": int(p + n) for v, p, n in
+                                  zip(self.values, self.positives, self.negatives)},
+            "inference": "exact Beta draws",
+            "pareto_khat": None,
+            "ess": self.ess,
+        }
+
+
+def fit_cells(scores, labels, *, n_draws: int, rng, reference=None) -> CellsFit:
+    """Posterior draws of the share of positives at each distinct score value.
+
+    ``scores``/``labels``: the items whose labels are known or NaN (only the labeled ones
+    inform the shares). ``reference``: (scores, weights) of every item, whose distinct
+    values are the cells (default: ``scores``).
+    """
+    scores = np.asarray(scores, float)
+    labels = np.asarray(labels, float)
+    values = np.unique(scores if reference is None else np.asarray(reference[0], float))
+    if values.size > MAX_CELLS:
+        raise ValueError(f"the per-value model ('cells') takes scores with at most {MAX_CELLS} distinct "
+                         f"values; these have {values.size}: use a calibration map or the mixture")
+    known = ~np.isnan(labels)
+    fit = CellsFit(values, np.zeros(values.size), np.zeros(values.size), np.empty((0, values.size)),
+                   np.full(n_draws, 1.0 / n_draws))
+    cell = fit.cell_of(scores[known])
+    fit.positives = np.bincount(cell, weights=labels[known], minlength=values.size)
+    fit.negatives = np.bincount(cell, minlength=values.size) - fit.positives
+    fit.shares = rng.beta(PRIOR_SHAPE + fit.positives, PRIOR_SHAPE + fit.negatives, size=(n_draws, values.size))
+    return fit
