@@ -7,9 +7,10 @@ of the score distribution), so only the labels inform the map, and unlabeled ite
 through their scores when labels are drawn for them. Slopes are exp(u_j) > 0, so every
 map is increasing in the score. Three maps, each a few lines below:
 
-* ``platt``: one feature, x(s) = logit(s) for probability scores (clipped to
-  [1e-6, 1 - 1e-6]: real files hold thousands of exact 0s and 1s), the standardised score
-  otherwise (Platt 1999);
+* ``platt``: one feature, x(s) = logit(s) for probability scores (exact 0s and 1s, of
+  which real files hold thousands, sit half-way to the nearest other score, and never
+  beyond 1e-6 of the ends: :func:`rounding_clips`), the standardised score otherwise
+  (Platt 1999);
 * ``beta``: two features, log s and -log(1 - s) for probabilities (beta calibration,
   Kull, Silva Filho & Flach 2017), which nests Platt (equal slopes) but lets the two ends
   of the scale be miscalibrated differently; for other scores, the standardised score
@@ -86,6 +87,8 @@ class Features:
     center: float = 0.0
     scale: float = 1.0
     knots: tuple[float, ...] = ()
+    low: float = PROBABILITY_EPS  # where probabilities at or below it sit (see rounding_clips)
+    high: float = 1.0 - PROBABILITY_EPS
 
     @classmethod
     def for_scores(cls, form, scores, probabilities: bool, weights=None) -> "Features":
@@ -96,19 +99,21 @@ class Features:
         s = np.asarray(scores, float)
         w = np.ones(s.size) if weights is None else np.asarray(weights, float)
         if probabilities:
-            base = cls(form, True)
+            base = cls(form, True, low=(clips := rounding_clips(s))[0], high=clips[1])
         else:
             mean = np.average(s, weights=w)
             sd = float(np.sqrt(np.average((s - mean) ** 2, weights=w)))
             base = cls(form, False, float(_weighted_quantiles(s, w, [0.5])[0]), sd or 1.0)
         if form != "spline":
             return base
-        return cls(form, base.probabilities, base.center, base.scale, _quartile_knots(base.platt(s), w))
+        inside = (s > base.low) & (s < base.high) if probabilities else np.ones(s.size, bool)
+        return cls(form, base.probabilities, base.center, base.scale,
+                   _quartile_knots(base.platt(s)[inside], w[inside]), base.low, base.high)
 
     def platt(self, s) -> np.ndarray:
         """The Platt feature: logit of the clipped probability, or the standardised score."""
         if self.probabilities:
-            return special.logit(np.clip(s, PROBABILITY_EPS, 1.0 - PROBABILITY_EPS))
+            return special.logit(np.clip(s, self.low, self.high))
         return (s - self.center) / self.scale
 
     def __call__(self, scores) -> np.ndarray:
@@ -122,7 +127,7 @@ class Features:
             low, high = edges[:-1], edges[1:]
             return np.clip(x, low, high) - np.clip(0.0, low, high)
         if self.probabilities:
-            p = np.clip(s, PROBABILITY_EPS, 1.0 - PROBABILITY_EPS)
+            p = np.clip(s, self.low, self.high)
             return np.stack([np.log(p), -np.log1p(-p)], axis=1)
         x = self.platt(s)
         return np.stack([np.minimum(x, 0.0), np.maximum(x, 0.0)], axis=1)
@@ -131,8 +136,14 @@ class Features:
     def n_slopes(self) -> int:
         return {"platt": 1, "beta": 2}.get(self.form, len(self.knots) + 1)
 
+    def _clip_note(self) -> str:
+        ends = [f"exact 0s at {self.low:.3g}" if self.low > PROBABILITY_EPS else "",
+                f"exact 1s at {self.high:.6g}" if self.high < 1.0 - PROBABILITY_EPS else ""]
+        ends = [e for e in ends if e]
+        return f" ({', '.join(ends)}: half-way to the nearest other score)" if ends else ""
+
     def describe(self) -> str:
-        base = ("logit of the probability" if self.probabilities
+        base = ("logit of the probability" + self._clip_note() if self.probabilities
                 else f"standardised score (s - {self.center:.4g}) / {self.scale:.4g}")
         if self.form == "platt":
             return base
@@ -154,14 +165,33 @@ def _weighted_quantiles(x, w, q) -> np.ndarray:
 
 
 def _quartile_knots(x, w) -> tuple[float, ...]:
-    """Interior knots at the quantiles of the feature over items not at the probability clip
-    (which only says "beyond"); fewer when the scores have few distinct values."""
-    clip = special.logit(1.0 - PROBABILITY_EPS)
-    inside = np.abs(x) < clip - 1e-9
-    if not inside.any():
+    """Interior knots at the weighted quartiles of the feature ``x`` (over the items not at
+    a probability clip, which only says "beyond"); fewer when it has few distinct values."""
+    if not x.size:
         return ()
-    qs = _weighted_quantiles(x[inside], w[inside], np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
+    qs = _weighted_quantiles(x, w, np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
     return tuple(float(k) for k in np.unique(qs))
+
+
+def rounding_clips(scores) -> tuple[float, float]:
+    """Where probabilities of exactly 0 and 1 sit: half-way to the nearest other score.
+
+    A file's exact 0s and 1s are rounded values (4 decimals, a tree's pure leaves, float
+    saturation), standing for the interval that rounds to them: an exact 1 next to 0.9999
+    says "above 0.99995", next to a tree's 0.9 leaf "above 0.95", not "1 - 1e-6". The
+    clips never come nearer the ends than ``PROBABILITY_EPS``, which is where every score
+    beyond them sits when no other score is nearer the end.
+    """
+    s = np.asarray(scores, float)
+    low, high = PROBABILITY_EPS, 1.0 - PROBABILITY_EPS
+    interior = s[(s > 0.0) & (s < 1.0)]
+    if not interior.size:  # hard 0/1 predictions: no scale to place them on
+        return low, high
+    if np.any(s <= 0.0):
+        low = max(low, float(interior.min()) / 2)
+    if np.any(s >= 1.0):
+        high = min(high, (1.0 + float(interior.max())) / 2)
+    return low, high
 
 
 @dataclass
