@@ -35,10 +35,13 @@ MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11 with
 #: beta beside Platt), so the pool holds one map.
 DEFAULT_MODELS = ("mixture", "spline")
-#: Scores with this few distinct values (hard predictions) get the per-value model alone:
-#: there is no score shape for the mixture and no continuum for a map.
-DISCRETE_MODELS = ("cells",)
-#: The mixture needs this many distinct scores to have a shape to fit.
+#: Two distinct values (hard predictions) get the per-value model alone: there is no score
+#: shape for the mixture and no continuum for a map.
+HARD_MODELS = ("cells",)
+#: Up to MAX_CELLS distinct values (a tree's leaves), ``"auto"`` leaves the mixture out: it
+#: models a score *density*, and a few atoms are not one (measured: docs/method.md 2c).
+FEW_VALUES_MODELS = ("spline",)
+#: The mixture needs this many distinct scores to have a shape to fit at all.
 MIXTURE_MIN_VALUES = 3
 STACKING_METHODS = ("BB-pseudo-BMA", "stacking")
 
@@ -49,7 +52,9 @@ def _score_models(model, n_values=None) -> tuple[str, ...]:
     if isinstance(model, str):
         key = model.strip().lower()
         if key == "auto":
-            return DISCRETE_MODELS if n_values is not None and n_values < MIXTURE_MIN_VALUES else DEFAULT_MODELS
+            if n_values is None or n_values > MAX_CELLS:
+                return DEFAULT_MODELS
+            return HARD_MODELS if n_values < MIXTURE_MIN_VALUES else FEW_VALUES_MODELS
         chosen = (key,)
     else:
         try:
@@ -96,7 +101,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         leave-one-out predictive densities on the labeled items (equal weights with no
         labels): the mixture earns weight where the scores' shape identifies the classes,
         the map where it does not (see ``docs/method.md``). Scores with two distinct
-        values (hard predictions) get ``"cells"`` alone.
+        values (hard predictions) get ``"cells"`` alone, scores with 3-20 values
+        (a tree's leaves: atoms, not a density for the mixture) ``"spline"`` alone.
     families : "auto", "all", (neg, pos) pair, or list of names
         The mixture's families. ``"auto"`` fits truncated Normal and Gamma for each
         class (Gamma reflected for positives) and keeps the pair with the lowest BIC;

@@ -89,3 +89,6 @@ def test_model_choices_on_discrete_scores_are_checked():
         warnings.simplefilter("ignore")
         res = spe.fit(np.round(rng.random(400), 1), labels, model=["cells", "platt"], seed=0, n_draws=200)
     assert set(res.model_weights) == {"cells", "platt"}
+    leaves = np.round(rng.random(400), 1)  # 11 values: atoms, not a density for the mixture
+    assert list(spe.fit(leaves, labels, seed=0, n_draws=200).fits) == ["spline"]
+    assert list(spe.fit(np.round(rng.random(400), 2), labels, seed=0, n_draws=200).fits) == ["mixture", "spline"]
