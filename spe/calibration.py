@@ -22,8 +22,9 @@ def calibrate(label_posterior, scores) -> np.ndarray:
     """Recalibrated P(y = 1 | score), averaged over the draws and score models.
 
     The mixture clamps scores outside its frame to the frame's edge (it has not seen
-    scores there); the calibration maps extrapolate their sigmoid. Evaluated in blocks so
-    memory stays draws x block, whatever the number of scores.
+    scores there); the calibration maps extrapolate their sigmoid; the per-value model
+    (``cells``) refuses a score that is none of its values. Evaluated in blocks so memory
+    stays draws x block, whatever the number of scores.
     """
     s = as_score_array(scores)
     step = max(1, _BLOCK_ELEMENTS // max(label_posterior.n_draws, 1))

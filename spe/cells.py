@@ -25,6 +25,9 @@ import numpy as np
 MAX_CELLS = 20
 #: Jeffreys prior Beta(a, a) on each share.
 PRIOR_SHAPE = 0.5
+#: A score within this (times the values' span, at least 1) of a value is that value: the
+#: score frame's round trip moves an exact 0 to 1e-6.
+MATCH_TOLERANCE = 2e-6
 
 
 @dataclass
@@ -57,9 +60,19 @@ class CellsFit:
         return None
 
     def cell_of(self, scores) -> np.ndarray:
-        """Index of the nearest distinct value for each score."""
+        """Index of the distinct value each score equals (up to the round trip through the
+        score frame); a score between the values has no share and is refused."""
+        s = np.asarray(scores, float)
         mids = (self.values[1:] + self.values[:-1]) / 2
-        return np.searchsorted(mids, np.asarray(scores, float))
+        cell = np.searchsorted(mids, s)
+        tolerance = MATCH_TOLERANCE * max(1.0, float(np.ptp(self.values)))
+        off = np.abs(s - self.values[cell]) > tolerance
+        if off.any():
+            shown = ", ".join(f"{v:.6g}" for v in self.values)
+            raise ValueError(f"the per-value model knows P(y = 1) only at the scores it was fitted on "
+                             f"({shown}); {int(off.sum())} score(s) are none of them, the first "
+                             f"{s[off][0]:.6g}")
+        return cell
 
     def prob_positive(self, scores, draws=None) -> np.ndarray:
         """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""

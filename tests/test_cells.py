@@ -37,7 +37,9 @@ def test_shares_are_the_conjugate_beta_posteriors():
         post = stats.beta(PRIOR_SHAPE + pos, PRIOR_SHAPE + at.sum() - pos)
         assert stats.kstest(fit.shares[:, k], post.cdf).pvalue > 0.01
     assert fit.n_labeled == known.sum()
-    assert np.array_equal(fit.prob_positive([0.0, 0.49, 1.0])[:, 1], fit.shares[:, 1])  # nearest value
+    assert np.array_equal(fit.prob_positive([0.0, 0.5 + 1e-7, 1.0])[:, 1], fit.shares[:, 1])
+    with pytest.raises(ValueError, match=r"only at the scores it was fitted on \(0, 0.5, 1\); 1 score\(s\)"):
+        fit.prob_positive([0.0, 0.49])
 
 
 def test_auto_fits_hard_predictions_with_the_per_value_model():
