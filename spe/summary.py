@@ -45,8 +45,11 @@ def summarize(res, level=0.9) -> Summary:
         "SPE: semisupervised performance evaluation",
         f"  items: {d.n_items} ({d.n_labeled} labeled: {int(d.n_pos.sum())} positive, "
         f"{int(d.n_neg.sum())} negative)",
-        f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
-        + ("exact compression" if d.exact else f"scores pooled into {d.n_groups} fine bins"),
+        # the frame is the mixture's scale; without a mixture it says nothing about the fit
+        (f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
+         if "mixture" in res.fits else "  scores: ")
+        + (f"exact compression ({d.n_groups} distinct values)" if d.exact
+           else f"scores pooled into {d.n_groups} fine bins"),
         "  score models (weight; " + res.label_posterior.weighting + "):",
     ]
     for name, info in models.items():
