@@ -809,6 +809,8 @@ def main(argv=None):
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     quick = args.quick
     methods = tuple(args.methods or (("spe", "platt", "naive") if quick else METHODS))
+    if "naive" not in methods:  # every ratio and interval-score target is against it (and it is cheap)
+        methods += ("naive",)
     ssme_seeds = args.ssme_seeds if args.ssme_seeds is not None else (0 if quick else 50)
     start = time.time()
     commit = git_commit()  # the code that runs (the workers fork from this process)
