@@ -59,25 +59,10 @@ class CellsFit:
         """Exact draws: no chains."""
         return None
 
-    def cell_of(self, scores) -> np.ndarray:
-        """Index of the distinct value each score equals (up to the round trip through the
-        score frame); a score between the values has no share and is refused."""
-        s = np.asarray(scores, float)
-        mids = (self.values[1:] + self.values[:-1]) / 2
-        cell = np.searchsorted(mids, s)
-        tolerance = MATCH_TOLERANCE * max(1.0, float(np.ptp(self.values)))
-        off = np.abs(s - self.values[cell]) > tolerance
-        if off.any():
-            shown = ", ".join(f"{v:.6g}" for v in self.values)
-            raise ValueError(f"the per-value model knows P(y = 1) only at the scores it was fitted on "
-                             f"({shown}); {int(off.sum())} score(s) are none of them, the first "
-                             f"{s[off][0]:.6g}")
-        return cell
-
     def prob_positive(self, scores, draws=None) -> np.ndarray:
         """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""
         rows = slice(None) if draws is None else draws
-        return self.shares[rows][:, self.cell_of(scores)]
+        return self.shares[rows][:, cell_of(self.values, scores)]
 
     def draws(self) -> dict[str, np.ndarray]:
         return {f"p[{v:.6g}]": self.shares[:, k] for k, v in enumerate(self.values)}
@@ -97,6 +82,21 @@ class CellsFit:
         }
 
 
+def cell_of(values, scores) -> np.ndarray:
+    """Index of the distinct value (``values``, ascending) each score equals, up to the
+    round trip through the score frame; a score between the values has no share and is
+    refused."""
+    s = np.asarray(scores, float)
+    cell = np.searchsorted((values[1:] + values[:-1]) / 2, s)
+    off = np.abs(s - values[cell]) > MATCH_TOLERANCE * max(1.0, float(np.ptp(values)))
+    if off.any():
+        shown = ", ".join(f"{v:.6g}" for v in values)
+        raise ValueError(f"the per-value model knows P(y = 1) only at the scores it was fitted on "
+                         f"({shown}); {int(off.sum())} score(s) are none of them, the first "
+                         f"{s[off][0]:.6g}")
+    return cell
+
+
 def fit_cells(scores, labels, *, n_draws: int, rng, reference=None) -> CellsFit:
     """Posterior draws of the share of positives at each distinct score value.
 
@@ -111,10 +111,8 @@ def fit_cells(scores, labels, *, n_draws: int, rng, reference=None) -> CellsFit:
         raise ValueError(f"the per-value model ('cells') takes scores with at most {MAX_CELLS} distinct "
                          f"values; these have {values.size}: use a calibration map or the mixture")
     known = ~np.isnan(labels)
-    fit = CellsFit(values, np.zeros(values.size), np.zeros(values.size), np.empty((0, values.size)),
-                   np.full(n_draws, 1.0 / n_draws))
-    cell = fit.cell_of(scores[known])
-    fit.positives = np.bincount(cell, weights=labels[known], minlength=values.size)
-    fit.negatives = np.bincount(cell, minlength=values.size) - fit.positives
-    fit.shares = rng.beta(PRIOR_SHAPE + fit.positives, PRIOR_SHAPE + fit.negatives, size=(n_draws, values.size))
-    return fit
+    cell = cell_of(values, scores[known])
+    positives = np.bincount(cell, weights=labels[known], minlength=values.size)
+    negatives = np.bincount(cell, minlength=values.size) - positives
+    shares = rng.beta(PRIOR_SHAPE + positives, PRIOR_SHAPE + negatives, size=(n_draws, values.size))
+    return CellsFit(values, positives, negatives, shares, np.full(n_draws, 1.0 / n_draws))

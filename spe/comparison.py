@@ -62,6 +62,20 @@ class SharedDrawsComparison:
                 for r in self.metrics(level)]
         return sorted(rows, key=lambda r: -r[metric].value)
 
+    def _ranking_lines(self, metric, level, column=None) -> list[str]:
+        """The summary's ranking rows: model, median [interval], P(best), ``column(name)``
+        when given (e.g. the weight in the label model), and why a model is excluded."""
+        rows = self.ranking(metric, level)
+        width = max(24, *(len(r["model"]) for r in rows))
+        lines = []
+        for r in rows:
+            e = r[metric]
+            extra = f"  {column(r['model'])}" if column else ""
+            note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
+            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  "
+                         f"{r['P(best)']:.2f}{extra}{note}")
+        return lines
+
     def plot_comparison(self, ax=None, *, metric=None, level=0.9, truth=None):
         """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
         metric = metric or self.METRICS[0]

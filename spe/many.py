@@ -185,14 +185,8 @@ class ManyResult(SharedDrawsComparison):
         lines = [f"SPE (several models): {len(self.names)} models on {self.labels.size} items, {n_lab} labeled",
                  f"  prevalence {prev.value:.3f} [{prev.lower:.3f}, {prev.upper:.3f}]",
                  *self._label_model_lines(weights),
-                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):"]
-        rows = self.ranking(metric, level)
-        width = max(24, *(len(r["model"]) for r in rows))
-        for r in rows:
-            e = r[metric]
-            note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
-            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}"
-                         f"  {weights[r['model']]:.2f}{note}")
+                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best), weight in the label model):",
+                 *self._ranking_lines(metric, level, lambda name: f"{weights[name]:.2f}")]
         return "\n".join(lines)
 
     def _label_model_lines(self, weights) -> list[str]:

@@ -93,13 +93,8 @@ class ManyMulticlassResult(SharedDrawsComparison):
                  f"{self.n_labeled} labeled",
                  "  label model (weight: share of the class draws): "
                  + ", ".join(f"{n} {w:.2f}" for n, w in self.model_weights.items()),
-                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best)):"]
-        rows = self.ranking(metric, level)
-        width = max(24, *(len(r["model"]) for r in rows))
-        for r in rows:
-            e = r[metric]
-            note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
-            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  {r['P(best)']:.2f}{note}")
+                 f"  ranking by {metric} (median [{100 * level:g}% interval], P(best)):",
+                 *self._ranking_lines(metric, level)]
         return "\n".join(lines)
 
     def accuracy_difference(self, a, b, level=0.9):
