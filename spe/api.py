@@ -26,8 +26,8 @@ from .seeds import child_seeds
 from .threads import one_blas_thread
 
 
-SCORE_MODELS = ("mixture", "platt", "beta", "spline", "cells")
-CALIBRATION_MAPS = ("platt", "beta", "spline")
+SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells")
+CALIBRATION_MAPS = ("platt", "beta", "spline", "calibrated")
 MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: The default pool: the mixture and one calibration map. Piecewise Platt ("spline") nests
 #: Platt and, on the real-score benchmark, beats it alone (error 0.74x vs 0.77x the labels
@@ -35,6 +35,11 @@ MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11 with
 #: beta beside Platt), so the pool holds one map.
 DEFAULT_MODELS = ("mixture", "spline")
+#: Probability scores add the hypothesis they state themselves, "these probabilities are
+#: right" (Platt with a tight prior at calibrated). It is a different hypothesis, not a
+#: near-duplicate of the wide map: the labels refute it for a miscalibrated classifier,
+#: and for a calibrated one it spares the wide map's guesswork from a few labels.
+DEFAULT_PROBABILITY_MODELS = DEFAULT_MODELS + ("calibrated",)
 #: Two distinct values (hard predictions) get the per-value model alone: there is no score
 #: shape for the mixture and no continuum for a map.
 HARD_MODELS = ("cells",)
@@ -46,14 +51,14 @@ MIXTURE_MIN_VALUES = 3
 STACKING_METHODS = ("BB-pseudo-BMA", "stacking")
 
 
-def _score_models(model, n_values=None) -> tuple[str, ...]:
+def _score_models(model, n_values=None, probabilities=False) -> tuple[str, ...]:
     """The score models to fit; ``n_values``: the number of distinct scores (inf: more than
     the groups hold; None: not read yet, so only the names are checked)."""
     if isinstance(model, str):
         key = model.strip().lower()
         if key == "auto":
             if n_values is None or n_values > MAX_CELLS:
-                return DEFAULT_MODELS
+                return DEFAULT_PROBABILITY_MODELS if probabilities else DEFAULT_MODELS
             return HARD_MODELS if n_values < MIXTURE_MIN_VALUES else FEW_VALUES_MODELS
         chosen = (key,)
     else:
@@ -67,6 +72,9 @@ def _score_models(model, n_values=None) -> tuple[str, ...]:
     if n_values is not None and "mixture" in chosen and n_values < MIXTURE_MIN_VALUES:
         raise ValueError(f"the scores take only {n_values} distinct values: the mixture needs at least "
                          f"{MIXTURE_MIN_VALUES}; use model='cells' (a share of positives per value) or 'auto'")
+    if n_values is not None and "calibrated" in chosen and not probabilities:
+        raise ValueError("model 'calibrated' (the probabilities taken as nearly right) needs probability "
+                         "scores in [0, 1]; for other scores use 'platt', 'beta' or 'spline'")
     if "cells" in chosen and n_values is not None and n_values > MAX_CELLS:
         raise ValueError(f"model='cells' takes scores with at most {MAX_CELLS} distinct values; these have "
                          f"{'more' if np.isinf(n_values) else n_values}")
@@ -92,15 +100,18 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     labels : array-like of shape (N,), optional
         1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled;
         ``None``: no labels at all. See ``positive_label`` for other codings.
-    model : "auto", "mixture", "platt", "beta", "spline", "cells" or a list of them
-        The score models: the SPE score mixture, three Bayesian calibration maps
-        (Platt scaling, beta calibration and piecewise Platt, with a slope per quartile
-        segment of the logit; :mod:`spe.calibration_maps`), and a share of positives per
-        distinct score value (``"cells"``, at most 20 values; :mod:`spe.cells`).
-        ``"auto"`` fits the mixture and piecewise Platt and weights them by their
-        leave-one-out predictive densities on the labeled items (equal weights with no
-        labels): the mixture earns weight where the scores' shape identifies the classes,
-        the map where it does not (see ``docs/method.md``). Scores with two distinct
+    model : "auto", "mixture", "platt", "beta", "spline", "calibrated", "cells" or a list of them
+        The score models: the SPE score mixture, Bayesian calibration maps (Platt
+        scaling, beta calibration and piecewise Platt, with a slope per quartile segment
+        of the logit; for probabilities also ``"calibrated"``, Platt with a tight prior at
+        "the probabilities are right"; :mod:`spe.calibration_maps`), and a share of
+        positives per distinct score value (``"cells"``, at most 20 values;
+        :mod:`spe.cells`). ``"auto"`` fits the mixture and piecewise Platt, plus
+        ``"calibrated"`` for probability scores, and weights them by their leave-one-out
+        predictive densities on the labeled items (equal weights with no labels): the
+        mixture earns weight where the scores' shape identifies the classes, the
+        calibrated map where the labels agree with the classifier's own probabilities,
+        piecewise Platt where neither holds (see ``docs/method.md``). Scores with two distinct
         values (hard predictions) get ``"cells"`` alone, scores with 3-20 values
         (a tree's leaves: atoms, not a density for the mixture) ``"spline"`` alone.
     families : "auto", "all", (neg, pos) pair, or list of names
@@ -188,7 +199,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
-    models = _score_models(model, data.n_groups if data.exact else np.inf)
+    models = _score_models(model, data.n_groups if data.exact else np.inf, bool(probabilities))
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
@@ -255,8 +266,10 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
             fits["mixture"] = min(candidates, key=lambda f: f.misfit.kl)
         elif len(models) == 1:
             raise FitError("; ".join(errors.values()))
-    *map_seeds, cells_seed = np.random.SeedSequence(platt_seed).spawn(len(CALIBRATION_MAPS) + 1)
-    for name, map_seed in zip(CALIBRATION_MAPS, map_seeds):
+    # Children by position (platt, beta, spline, cells, calibrated): a map added later
+    # leaves the others' draws as they were.
+    platt_s, beta_s, spline_s, cells_seed, calibrated_s = np.random.SeedSequence(platt_seed).spawn(5)
+    for name, map_seed in zip(CALIBRATION_MAPS, (platt_s, beta_s, spline_s, calibrated_s)):
         if name in models:
             bar.set_postfix_str(f"{name} calibration map")
             fits[name] = fit_calibration_map(name, data.labeled_scores, data.labeled_labels,

@@ -14,7 +14,12 @@ map is increasing in the score. Three maps, each a few lines below:
 * ``beta``: two features, log s and -log(1 - s) for probabilities (beta calibration,
   Kull, Silva Filho & Flach 2017), which nests Platt (equal slopes) but lets the two ends
   of the scale be miscalibrated differently; for other scores, the standardised score
-  below and above its median, with a slope each.
+  below and above its median, with a slope each;
+* ``calibrated`` (probability scores only): Platt's feature with a tight prior at "the
+  probabilities are right" (c ~ Normal(0, 0.25), log slope ~ Normal(0, 0.2)). It is the
+  hypothesis a well-calibrated classifier's scores state; among the default score models
+  the labels weigh it against the wide maps, so it holds weight only while they agree
+  with it.
 
 Priors are Normal on c and on each u_j (for ``spline``, the segments' log slopes are
 jointly Normal with correlation 1/2: each has Platt's prior, and two differ by a factor
@@ -42,6 +47,9 @@ from .posterior import student_t_importance_draws
 from .frame import PROBABILITY_EPS
 
 MAPS = ("platt", "beta", "spline")
+#: Platt's feature with a tight prior at "calibrated": the classifier's own probabilities,
+#: nearly as they are (probability scores only).
+NEARLY_CALIBRATED = "calibrated"
 _MAX_NEWTON = 100
 SPLINE_SEGMENTS = 4
 
@@ -72,6 +80,9 @@ class MapPrior:
 
 
 CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
+#: "The probabilities are right", up to what one still calls calibrated: odds within a
+#: factor e^0.41 = 1.5 and temperature within 0.72-1.39, each at 90%.
+NEARLY_CALIBRATED_PRIOR = MapPrior(0.0, 0.25, 0.0, 0.2)
 WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
 #: Correlation of the spline's segment log slopes: a segment's temperature may differ
 #: from its neighbour's as much as Platt's temperature varies a priori.
@@ -206,10 +217,11 @@ class CalibrationFit:
     khat: float
     ess: float
     n_labeled: int
+    map_name: str = ""
 
     @property
     def name(self) -> str:
-        return self.features.form
+        return self.map_name or self.features.form
 
     @property
     def n_draws(self) -> int:
@@ -226,12 +238,14 @@ class CalibrationFit:
 
     def draws(self) -> dict[str, np.ndarray]:
         n = self.features.n_slopes
-        names = {"platt": ["b"], "beta": ["b_low", "b_high"]}.get(self.name, [f"b{j + 1}" for j in range(n)])
+        names = {"platt": ["b"], NEARLY_CALIBRATED: ["b"], "beta": ["b_low", "b_high"]}.get(self.name, [f"b{j + 1}" for j in range(n)])
         return {"c": self.c} | {n: self.slopes[:, j] for j, n in enumerate(names)}
 
     def describe(self) -> dict:
         w = self.weights
         title = {"platt": "Bayesian Platt scaling: P(y=1|s) = sigmoid(c + b x(s))",
+                 NEARLY_CALIBRATED: "Bayesian Platt scaling near 'calibrated': P(y=1|s) = sigmoid(c + b x(s)), "
+                                    "c ~ N(0, 0.25), log b ~ N(0, 0.2)",
                  "beta": "Bayesian beta calibration: P(y=1|s) = sigmoid(c + b1 x1(s) + b2 x2(s))",
                  "spline": "Bayesian piecewise Platt: P(y=1|s) = sigmoid(c + sum_j b_j x_j(s)), "
                            "a slope per segment of x"}[self.name]
@@ -307,6 +321,12 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)
     ref_scores, ref_weights = (scores, None) if reference is None else reference
+    map_name = form
+    if form == NEARLY_CALIBRATED:
+        if not probabilities:
+            raise ValueError("the 'calibrated' map needs probability scores: 'calibrated' means nothing for "
+                             "scores on another scale")
+        form, prior = "platt", prior or NEARLY_CALIBRATED_PRIOR
     features = Features.for_scores(form, ref_scores, probabilities, ref_weights)
     prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
     if form == "spline":
@@ -326,5 +346,5 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
                                                       rng, what=f"{form} calibration map", stacklevel=2)
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
-        khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()),
+        khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,
     )

@@ -318,9 +318,10 @@ def cmd_demo(args):
 
 def _add_fit_options(p):
     p.add_argument("--model", default="auto",
-                   help="score models: 'auto' (mixture + spline, weighted by the labels; spline alone for "
-                        "3-20 distinct scores, cells for hard 0/1 predictions), 'mixture', 'platt', 'beta', "
-                        "'spline', 'cells' (a share of positives per score value), or a comma-separated list")
+                   help="score models: 'auto' (mixture + spline, + calibrated for probabilities, weighted by "
+                        "the labels; spline alone for 3-20 distinct scores, cells for hard 0/1 predictions), "
+                        "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
+                        "'cells' (a share of positives per score value), or a comma-separated list")
     p.add_argument("--positive-label", default=None,
                    help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")
     p.add_argument("--lower-is-positive", action="store_true",
