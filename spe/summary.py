@@ -52,18 +52,20 @@ def summarize(res, level=0.9) -> Summary:
            else f"scores pooled into {d.n_groups} fine bins"),
         "  score models (weight; " + res.label_posterior.weighting + "):",
     ]
+    width = max(8, *map(len, models), *map(len, res.errors))
+    indent = " " * (5 + width)
     for name, info in models.items():
-        lines.append(f"    {name:8s} {res.model_weights[name]:.3f}  {info['model']}")
-        lines += ["             " + line for line in describe_lines(name, info, n_pairs)]
+        lines.append(f"    {name:{width}s} {res.model_weights[name]:.3f}  {info['model']}")
+        lines += [indent + line for line in describe_lines(name, info, n_pairs)]
         if name in checks:
-            lines.append("             " + checks[name].describe())
-    lines += [f"    {name:8s} not fitted: {why}" for name, why in res.errors.items()]
+            lines.append(indent + checks[name].describe())
+    lines += [f"    {name:{width}s} not fitted: {why}" for name, why in res.errors.items()]
     own, verdict = {}, None
     if len(res.fits) > 1:
         own = res.model_estimates(level)
         lines.append(f"  each score model alone (median [{100 * level:g}% interval]):")
-        lines += [f"    {name:8s} " + ", ".join(f"{e.name} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]"
-                                             for e in est.values()) for name, est in own.items()]
+        lines += [f"    {name:{width}s} " + ", ".join(f"{e.name} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]"
+                                                  for e in est.values()) for name, est in own.items()]
         verdict = disagreement(own, res.model_weights)
         if verdict:
             lines += textwrap.wrap(verdict, width=100, initial_indent="  ", subsequent_indent="    ")
