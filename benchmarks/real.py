@@ -65,7 +65,7 @@ ALPHA = 1 - LEVEL
 INNER = (GRID >= 0.05 - 1e-9) & (GRID <= 0.95 + 1e-9)
 N_SUBSAMPLE = 2000
 BUDGETS = (0, 10, 20, 50, 100)
-METHODS = ("spe", "mixture", "platt", "beta", "spline", "naive")
+METHODS = ("spe", "spe+calibrated", "mixture", "platt", "beta", "spline", "naive")
 FIT_OPTIONS = {
     "spe": {},
     # spe 0.1's model: the plain mixture on the raw score, frame = observed range padded
@@ -73,7 +73,17 @@ FIT_OPTIONS = {
     "platt": {"model": "platt"},
     "beta": {"model": "beta"},
     "spline": {"model": "spline"},
+    # opt-in: the default pool plus "the probabilities are right" (probability scores only)
+    "spe+calibrated": {"model": ["mixture", "spline", "calibrated"]},
 }
+
+
+def fit_options(method, scores) -> dict:
+    """FIT_OPTIONS[method], less the 'calibrated' member where the scores are not probabilities."""
+    options = FIT_OPTIONS[method]
+    if method == "spe+calibrated" and not looks_like_probabilities(scores):
+        return {}
+    return options
 FILES = {
     "mnist": "mnist_labelerrors_cv.npz",
     "20news": "20news_labelerrors_cv.npz",
@@ -199,7 +209,7 @@ def _quiet_fit(scores, labels, seed, **options):
 def spe_trial(method, s, y, labels, seed, t0, truth, truths):
     start = time.perf_counter()
     try:
-        res = _quiet_fit(s, labels, seed, **FIT_OPTIONS[method])
+        res = _quiet_fit(s, labels, seed, **fit_options(method, s))
         curve = res.pr_curve(GRID, level=LEVEL)
         est = {"prevalence": res.prevalence(LEVEL), "ap": res.average_precision(LEVEL),
                "accuracy": res.metrics_at(t0, LEVEL)["accuracy"]}
@@ -348,7 +358,7 @@ def run_ssme_seed(job):
             if method == "ssme-lite":
                 est = ssme_lite_metrics(cs, labels, seed)
             else:
-                est = ssme_metrics_from_result(_quiet_fit(cs, labels, seed, **FIT_OPTIONS[method]))
+                est = ssme_metrics_from_result(_quiet_fit(cs, labels, seed, **fit_options(method, cs)))
         except Exception:  # a failed fit is counted, not hidden
             out[method] = None
             continue
@@ -573,7 +583,9 @@ def report(results, args_text):
         f"({results['seconds'] / 60:.1f} min, {results['jobs']} processes).",
         "",
         "Methods: `spe` = package default (score mixture + Bayesian piecewise Platt, weighted by their "
-        "LOO predictive densities on the labels); `mixture` = the plain SPE mixture of spe 0.1; `platt` = "
+        "LOO predictive densities on the labels); `spe+calibrated` = the same plus, for probability scores, "
+        "the opt-in `calibrated` member (Platt with a tight prior at \"the probabilities are right\"); "
+        "`mixture` = the plain SPE mixture of spe 0.1; `platt` = "
         "Bayesian Platt alone (the baseline to beat); `beta` = Bayesian beta calibration alone; `spline` = "
         "Bayesian piecewise Platt alone (a slope per quartile segment of the logit); `naive` = labeled "
         "items alone with a bootstrap band. Cases of N = 2,000 (subsampled, seeded) unless `full`.",
@@ -725,8 +737,8 @@ def figure(rows, methods, path):
     shown = [m for m in methods if m != "naive"]
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.32 * len(cases) + 1.8), sharey=True)
     y = np.arange(len(cases))
-    colors = {"spe": "tab:red", "mixture": "tab:gray", "platt": "tab:blue", "beta": "tab:green",
-              "spline": "tab:purple"}
+    colors = {"spe": "tab:red", "spe+calibrated": "tab:orange", "mixture": "tab:gray", "platt": "tab:blue",
+              "beta": "tab:green", "spline": "tab:purple"}
     height = 0.8 / len(shown)
     for i, m in enumerate(shown):
         off = (i - (len(shown) - 1) / 2) * height

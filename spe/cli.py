@@ -318,8 +318,8 @@ def cmd_demo(args):
 
 def _add_fit_options(p):
     p.add_argument("--model", default="auto",
-                   help="score models: 'auto' (mixture + spline, + calibrated for probabilities, weighted by "
-                        "the labels; spline alone for 3-20 distinct scores, cells for hard 0/1 predictions), "
+                   help="score models: 'auto' (mixture + spline, weighted by the labels; spline alone for 3-20 "
+                        "distinct scores, cells for hard 0/1 predictions), "
                         "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
                         "'cells' (a share of positives per score value), or a comma-separated list")
     p.add_argument("--positive-label", default=None,

@@ -138,7 +138,8 @@ def test_calibrated_map_is_platt_with_a_tight_prior_and_needs_probabilities():
         fit_calibration_map("calibrated", s * 10, labels, probabilities=False, n_draws=200, rng=rng)
     with pytest.raises(ValueError, match="'calibrated'.*needs probability scores"):
         spe.fit(s * 10 - 3, labels, model="calibrated", seed=0)
-    assert list(spe.fit(s * 10 - 3, labels, seed=0, n_draws=200).fits) == ["mixture", "spline"]
+    opted = spe.fit(s, labels, model=["mixture", "spline", "calibrated"], seed=0, n_draws=200)
+    assert list(opted.fits) == ["mixture", "spline", "calibrated"] and "calibrated 0." in str(opted.summary())
 
 
 def _calibration_case(seed, slope, n_labels):
@@ -265,15 +266,15 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
     np.testing.assert_array_equal(a.label_posterior.source, b.label_posterior.source)
     np.testing.assert_array_equal(a.positive_counts, b.positive_counts)
     assert a.n_draws == 300 and sum(a.model_weights.values()) == pytest.approx(1.0)
-    assert set(a.model_weights) == {"mixture", "spline", "calibrated"}  # scores in [0, 1]: probabilities
-    shares = np.bincount(a.label_posterior.source, minlength=3) / 300
+    assert set(a.model_weights) == {"mixture", "spline"}
+    shares = np.bincount(a.label_posterior.source, minlength=2) / 300
     np.testing.assert_allclose(shares, list(a.model_weights.values()), atol=1 / 300 + 1e-12)
 
 
 def test_zero_labels_use_prior_weights():
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
     res = spe.fit(z, None, seed=0, n_draws=200)
-    assert res.model_weights == {"mixture": 1 / 3, "spline": 1 / 3, "calibrated": 1 / 3}
+    assert res.model_weights == {"mixture": 0.5, "spline": 0.5}
     assert "prior weights" in res.label_posterior.weighting
     lone = combine({"spline": res.fits["spline"]}, np.array([]), np.array([]), n_draws=200,
                    rng=np.random.default_rng(0))
