@@ -79,11 +79,12 @@ FIT_OPTIONS = {
 
 
 def fit_options(method, scores) -> dict:
-    """FIT_OPTIONS[method], less the 'calibrated' member where the scores are not probabilities."""
-    options = FIT_OPTIONS[method]
-    if method == "spe+calibrated" and not looks_like_probabilities(scores):
+    """FIT_OPTIONS[method]; ``spe+calibrated`` is the default where the default pool is not
+    the mixture and piecewise Platt (scores that are not probabilities, or take at most 20
+    values), so that it differs from ``spe`` only by the 'calibrated' member."""
+    if method == "spe+calibrated" and (not looks_like_probabilities(scores) or np.unique(scores).size <= 20):
         return {}
-    return options
+    return FIT_OPTIONS[method]
 FILES = {
     "mnist": "mnist_labelerrors_cv.npz",
     "20news": "20news_labelerrors_cv.npz",
