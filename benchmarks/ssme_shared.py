@@ -4,7 +4,8 @@ Per seed, one split for all of a file's models: a random half is held out as the
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
 from `spe.fit_many` (all models, shared label draws; also with only one of its two kinds
-of label model, each model's own map or the log-linear pool), from `spe.fit` on that
+of label model, each model's own map or the log-linear pool; and with the opt-in
+`calibrated=True`, each probability model's "calibrated" map stacked beside the others), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
 items alone. ssme-lite (Shanmugam et al.'s package) fits every model of the file at once,
 on the first seeds only (it takes seconds per fit); its ratios are against the labeled
@@ -42,7 +43,10 @@ MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")
 N_BOOT = 200
 #: fit_many's label model (the default stack) and, to compare, each of its two kinds alone.
-VARIANTS = {"fit_many": "stack", "fit_many, maps only": "maps", "fit_many, pool only": "pool"}
+VARIANTS = {"fit_many": {"label_model": "stack"}, "fit_many, maps only": {"label_model": "maps"},
+            "fit_many, pool only": {"label_model": "pool"},
+            # opt-in: each probability model's "calibrated" map stacked beside the others
+            "fit_many + calibrated": {"label_model": "stack", "calibrated": True}}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 SSME_LITE = "ssme-lite (all models)"
@@ -96,11 +100,11 @@ def one_seed(job):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         manys = {}
-        for method, kind in VARIANTS.items():
+        for method, options in VARIANTS.items():
             start = time.perf_counter()
             manys[method] = spe.fit_many({n: scores[chosen, j] for j, n in enumerate(names)}, labels, seed=seed,
-                                         label_model=kind)
-            if kind == "stack":
+                                         **options)
+            if method == "fit_many":
                 many_s = time.perf_counter() - start
         many_rows = {m: {r["model"]: r for r in res.metrics(level=1 - ALPHA)} for m, res in manys.items()}
         lite, lite_s = {}, None

@@ -36,7 +36,8 @@ import numpy as np
 
 from . import curves as C
 from . import sweeps as SW
-from .calibration_maps import fit_calibration_map
+from .calibration_maps import NEARLY_CALIBRATED, fit_calibration_map
+from .cells import MAX_CELLS
 from .comparison import SharedDrawsComparison, equal_weight_estimate
 from .label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
@@ -97,9 +98,16 @@ class ItemScoreModel:
         return None
 
 
-def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack") -> LabelPosterior:
+def calibrated_name(name) -> str:
+    return f"{name} (calibrated)"
+
+
+def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
+                    calibrated=False) -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool,
-    stacked by the labels (see above); ``kind="maps"`` or ``"pool"`` keeps one kind only."""
+    stacked by the labels (see above); ``kind="maps"`` or ``"pool"`` keeps one kind only.
+    ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
+    adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
     map_rng, pool_rng = rngs
     with_pool = kind != "maps" and len(scores) > 1
     fits = {}
@@ -111,6 +119,13 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
         fits[name] = ItemScoreModel(fit, s)
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
+    for name, s in scores.items() if calibrated and (kind != "pool" or not with_pool) else ():
+        if probabilities[name] and np.unique(s).size > MAX_CELLS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SamplingWarning)
+                fit = fit_calibration_map(NEARLY_CALIBRATED, s, labels, probabilities=True, n_draws=MAP_DRAWS,
+                                          rng=map_rng)
+            fits[calibrated_name(name)] = ItemScoreModel(fit, s)
     known = np.flatnonzero(~np.isnan(labels))
     # every labelling counts once, so a lone label model's importance weights are resampled away
     return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
@@ -156,10 +171,12 @@ class ManyResult(SharedDrawsComparison):
     @property
     def model_weights(self) -> dict:
         """Each label model's share of the label draws: every model's own map (0 when
-        excluded) and, with two or more models, their log-linear pool."""
+        excluded), with ``calibrated=True`` the "name (calibrated)" maps, and, with two or
+        more models, their log-linear pool."""
         fitted = self.label_model.model_weights
         pool = {POOL_NAME: fitted[POOL_NAME]} if POOL_NAME in fitted else {}
-        return {n: fitted.get(n, 0.0) for n in self.names} | pool
+        nearly = {calibrated_name(n): fitted[calibrated_name(n)] for n in self.names if calibrated_name(n) in fitted}
+        return {n: fitted.get(n, 0.0) for n in self.names} | nearly | pool
 
     def metric_draws(self, name) -> dict:
         """{metric: (draws,) values} for one model, from the shared label draws."""
@@ -195,7 +212,10 @@ class ManyResult(SharedDrawsComparison):
             only = "the log-linear pool of all models" if fits[0] == POOL_NAME else f"{fits[0]}'s calibration map"
             return [f"  label model: {only} alone"]
         pool = f" and their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
-        return [f"  label model: each model's calibration map{pool},",
+        nearly = [k for k in fits if k.endswith(" (calibrated)")]
+        extra = ([f"    with {len(nearly)} models' 'calibrated' maps (total weight "
+                  f"{sum(weights[k] for k in nearly):.2f})"] if nearly else [])
+        return [f"  label model: each model's calibration map{pool},", *extra,
                 f"    stacked by {self.label_model.weighting}"]
 
     def __repr__(self):
@@ -204,7 +224,7 @@ class ManyResult(SharedDrawsComparison):
 
 @one_blas_thread
 def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True,
-             label_model="stack") -> ManyResult:
+             label_model="stack", calibrated=False) -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 
     Parameters
@@ -228,6 +248,13 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
         compare; neither is honest alone (module docstring; for class probabilities,
         :mod:`spe.many_multiclass`).
+    calibrated : bool
+        Also stack each probability model's "calibrated" map (Platt with a tight prior at
+        "its probabilities are right", :mod:`spe.calibration_maps`; models with more than
+        20 distinct scores), weighted by the labels like the others. Opt-in, as in
+        :func:`spe.fit`: better when some models are calibrated, worse when a
+        miscalibrated one is not exposed by the few labels (``benchmarks/ssme_shared.py``
+        runs both).
 
     Returns
     -------
@@ -242,6 +269,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
                              "probabilities, not a mix")
         if not higher_is_positive:
             raise ValueError("higher_is_positive applies to one score per item, not to class probabilities")
+        if calibrated:
+            raise ValueError("calibrated=True applies to one score per item, not to class probabilities")
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=C.check_n_draws(n_draws),
                                    seed=seed, label_model=label_model)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
@@ -249,6 +278,11 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
     if POOL_NAME in arrays:
         raise ValueError(f"{POOL_NAME!r} names the pool of all models; rename that model")
+    if not isinstance(calibrated, (bool, np.bool_)):
+        raise TypeError(f"calibrated must be True or False, got {calibrated!r}")
+    clash = [k for k in arrays if calibrated and calibrated_name(k) in arrays]
+    if clash:
+        raise ValueError(f"{calibrated_name(clash[0])!r} names {clash[0]!r}'s calibrated map; rename that model")
     sizes = {a.size for a in arrays.values()}
     if len(sizes) != 1:
         raise ValueError(f"every model must score the same items; got lengths {sorted(sizes)}")
@@ -270,5 +304,5 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
             included[name] = s
     if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
-    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model)
+    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated)
     return ManyResult(arrays, y, model, draw_labels(model, y, draw_rng), excluded, thresholds)
