@@ -149,3 +149,47 @@ def test_prevalence_interval_covers_on_real_scores_with_twenty_labels():
         prev = res.prevalence(level=0.9)
         hits.append(prev.lower <= y[items].mean() <= prev.upper)
     assert len(hits) >= 35 and np.mean(hits) >= 0.85, np.mean(hits)
+
+
+def test_calibrated_maps_are_opt_in_and_checked():
+    y, models = _three_models(np.random.default_rng(4))
+    labels = np.where(np.arange(y.size) < 20, y, np.nan)
+    margins = {"margin": special.logit(models["good"]), "fair": models["fair"]}
+    assert list(spe.fit_many(models, labels, n_draws=200, seed=0).model_weights) == [*models, "log-linear pool"]
+    res = spe.fit_many(margins, labels, n_draws=200, seed=0, calibrated=True)
+    weights = res.model_weights
+    assert list(weights) == ["margin", "fair", "fair (calibrated)", "log-linear pool"]  # margins have no 'calibrated'
+    assert sum(weights.values()) == pytest.approx(1.0) and "1 models' 'calibrated' maps" in res.summary()
+    with pytest.raises(TypeError, match="calibrated must be True or False"):
+        spe.fit_many(models, labels, calibrated="yes")
+    with pytest.raises(ValueError, match="rename that model"):
+        spe.fit_many({"a": models["good"], "a (calibrated)": models["fair"]}, labels, calibrated=True)
+    with pytest.raises(ValueError, match="calibrated=True applies to one score per item"):
+        spe.fit_many({"a": np.column_stack([1 - models["good"], models["good"]])}, calibrated=True)
+
+
+def test_calibrated_maps_help_a_calibrated_model_and_keep_coverage():
+    """A calibrated model and a 3x over-confident one, 20 labels, 20 seeds. With
+    calibrated=True the accuracy error falls (0.056 -> 0.042 measured), 90% AUROC
+    intervals cover as often (0.90 both), and the labels give the calibrated model's
+    'calibrated' map more weight than the over-confident one's (0.36 vs 0.10)."""
+    errors, hits, weights = {False: [], True: []}, [], []
+    for seed in range(20):
+        rng = np.random.default_rng(300 + seed)
+        p = special.expit(rng.normal(-1, 1.5, 800))
+        y = (rng.random(800) < p).astype(float)
+        models = {"calibrated one": p, "over-confident": special.expit(3 * special.logit(p) + rng.normal(0, 1, 800))}
+        labels = np.where(np.arange(800) < 20, y, np.nan)
+        for calibrated in (False, True):
+            res = spe.fit_many(models, labels, n_draws=300, seed=seed, calibrated=calibrated)
+            for row in res.metrics(level=0.9):
+                s = models[row["model"]]
+                errors[calibrated].append(abs(row["accuracy"].value - np.mean((s >= 0.5) == (y == 1))))
+                if calibrated:
+                    truth = sample_auroc(labeled_sweep(s, y))[0]
+                    hits.append(row["AUROC"].lower <= truth <= row["AUROC"].upper)
+        weights.append([res.model_weights[f"{m} (calibrated)"] for m in models])
+    assert np.mean(errors[True]) < 0.85 * np.mean(errors[False]), {k: np.mean(v) for k, v in errors.items()}
+    assert np.mean(hits) >= 0.8, np.mean(hits)
+    mean_weight = np.mean(weights, axis=0)
+    assert mean_weight[0] > 2 * mean_weight[1], mean_weight
