@@ -141,10 +141,14 @@ def _fit_many_table(args):
                   parse_labels(table.column(args.label_col), args.label_col, args.positive_label, table.rows))
     except ValueError as exc:
         raise _as_flags(exc, ("positive_label",)) from None
+    choice = {m.strip().lower() for m in args.model.split(",")}
+    if not choice <= {"auto", "calibrated"}:
+        raise CLIError(f"with several score columns --model takes 'auto' or 'calibrated' (each probability "
+                       f"model's 'calibrated' map stacked too), got {args.model!r}")
     with _notes():
         table.warn_if_blank()
         res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
-                       higher_is_positive=not args.lower_is_positive)
+                       higher_is_positive=not args.lower_is_positive, calibrated="calibrated" in choice)
     _write_comparison(res, "AUROC", args, {"prevalence": res.prevalence(args.level).as_dict()})
 
 
@@ -321,7 +325,8 @@ def _add_fit_options(p):
                    help="score models: 'auto' (mixture + spline, weighted by the labels; spline alone for 3-20 "
                         "distinct scores, cells for hard 0/1 predictions), "
                         "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
-                        "'cells' (a share of positives per score value), or a comma-separated list")
+                        "'cells' (a share of positives per score value), or a comma-separated list; with several "
+                        "score columns 'auto' or 'calibrated' (fit_many(calibrated=True))")
     p.add_argument("--positive-label", default=None,
                    help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")
     p.add_argument("--lower-is-positive", action="store_true",
