@@ -53,6 +53,7 @@ from scipy import stats  # noqa: E402
 import spe  # noqa: E402
 from spe.curves import DEFAULT_RECALL_GRID  # noqa: E402
 from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_auroc, sample_average_precision  # noqa: E402
+from spe.cells import MAX_CELLS  # noqa: E402
 from spe.frame import looks_like_probabilities  # noqa: E402
 from spe.summary import disagreement  # noqa: E402
 
@@ -80,11 +81,15 @@ FIT_OPTIONS = {
 
 def fit_options(method, scores) -> dict:
     """FIT_OPTIONS[method]; ``spe+calibrated`` is the default where the default pool is not
-    the mixture and piecewise Platt (scores that are not probabilities, or take at most 20
-    values), so that it differs from ``spe`` only by the 'calibrated' member."""
-    if method == "spe+calibrated" and (not looks_like_probabilities(scores) or np.unique(scores).size <= 20):
+    the mixture and piecewise Platt (scores that are not probabilities, or take at most
+    MAX_CELLS values), so that it differs from ``spe`` only by the 'calibrated' member."""
+    if method != "spe+calibrated":
+        return FIT_OPTIONS[method]
+    if not looks_like_probabilities(scores) or np.unique(scores).size <= MAX_CELLS:
         return {}
     return FIT_OPTIONS[method]
+
+
 FILES = {
     "mnist": "mnist_labelerrors_cv.npz",
     "20news": "20news_labelerrors_cv.npz",

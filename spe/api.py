@@ -33,12 +33,12 @@ MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: Platt and, on the real-score benchmark, beats it alone (error 0.74x vs 0.77x the labels
 #: alone at 10-20 labels, band coverage 0.90 vs 0.87). Pooled by pseudo-BMA, near-duplicate
 #: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11 with
-#: beta beside Platt), so the pool holds one map.
+#: beta beside Platt), so the pool holds one map. "calibrated" (the probabilities taken
+#: as nearly right) is opt-in, not default: on the real-score benchmark it helps calibrated
+#: classifiers and hurts miscalibrated ones that a few labels cannot expose (20 Newsgroups:
+#: error above the labels alone's), and the labels' LOO weights do not tell the two apart
+#: in time (docs/method.md 2b).
 DEFAULT_MODELS = ("mixture", "spline")
-#: "calibrated" (the probabilities taken as nearly right) is opt-in, not default: on the
-#: real-score benchmark it helps calibrated classifiers and hurts miscalibrated ones that a
-#: few labels cannot expose (20 Newsgroups: error above the labels alone's), and the labels'
-#: LOO weights do not tell the two apart in time (docs/method.md 2b).
 #: Two distinct values (hard predictions) get the per-value model alone: there is no score
 #: shape for the mixture and no continuum for a map.
 HARD_MODELS = ("cells",)

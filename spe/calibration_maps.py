@@ -238,7 +238,8 @@ class CalibrationFit:
 
     def draws(self) -> dict[str, np.ndarray]:
         n = self.features.n_slopes
-        names = {"platt": ["b"], NEARLY_CALIBRATED: ["b"], "beta": ["b_low", "b_high"]}.get(self.name, [f"b{j + 1}" for j in range(n)])
+        names = {"platt": ["b"], NEARLY_CALIBRATED: ["b"], "beta": ["b_low", "b_high"]}.get(
+            self.name, [f"b{j + 1}" for j in range(n)])
         return {"c": self.c} | {n: self.slopes[:, j] for j, n in enumerate(names)}
 
     def describe(self) -> dict:
@@ -343,7 +344,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         precision = -hess
         cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else cov
         u, weights, khat = student_t_importance_draws(mode, cov, lambda v: _log_posterior(v, x, y, prior), n_draws,
-                                                      rng, what=f"{form} calibration map", stacklevel=2)
+                                                      rng, what=f"{map_name} calibration map", stacklevel=2)
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,

@@ -110,8 +110,9 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
     map_rng, pool_rng = rngs
     with_pool = kind != "maps" and len(scores) > 1
+    with_maps = kind != "pool" or not with_pool
     fits = {}
-    for name, s in scores.items() if kind != "pool" or not with_pool else ():
+    for name, s in scores.items() if with_maps else ():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
             fit = fit_calibration_map(MAP_FORM, s, labels, probabilities=probabilities[name], n_draws=MAP_DRAWS,
@@ -119,7 +120,7 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
         fits[name] = ItemScoreModel(fit, s)
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
-    for name, s in scores.items() if calibrated and (kind != "pool" or not with_pool) else ():
+    for name, s in scores.items() if calibrated and with_maps else ():
         if probabilities[name] and np.unique(s).size > MAX_CELLS:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", SamplingWarning)
@@ -212,7 +213,7 @@ class ManyResult(SharedDrawsComparison):
             only = "the log-linear pool of all models" if fits[0] == POOL_NAME else f"{fits[0]}'s calibration map"
             return [f"  label model: {only} alone"]
         pool = f" and their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
-        nearly = [k for k in fits if k.endswith(" (calibrated)")]
+        nearly = [calibrated_name(n) for n in self.names if calibrated_name(n) in weights]
         extra = ([f"    with {len(nearly)} models' 'calibrated' maps (total weight "
                   f"{sum(weights[k] for k in nearly):.2f})"] if nearly else [])
         return [f"  label model: each model's calibration map{pool},", *extra,
