@@ -48,3 +48,26 @@ def test_aggregation_ratio_and_win_rate():
     assert row["spe_ratio"] == pytest.approx(0.2 / 0.2)
     assert row["spe_win"] == pytest.approx(0.5)  # 0.1 <= 0.21 wins, 0.3 > 0.21 loses
     assert row["spe_cov"] == 1.0 and row["naive_cov"] == 0.5
+
+
+def test_label_information_generating_maps_are_recovered():
+    info = pytest.importorskip("label_information")
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.001, 0.999, 20_000)
+    x = info.platt_feature(s)
+    y = (rng.random(s.size) < 1 / (1 + np.exp(-(-1.0 + 0.4 * x)))).astype(float)
+    assert info.platt_mle(x, y) == pytest.approx([-1.0, 0.4], abs=0.05)
+    p = rng.dirichlet(np.ones(4), 5_000)
+    q = p**2.0 / (p**2.0).sum(axis=1, keepdims=True)  # inverse temperature 2
+    y = (rng.random(q.shape[0])[:, None] > np.cumsum(q, axis=1)).sum(axis=1)
+    assert info.temperature_mle(info.class_logp(p), y) == pytest.approx(2.0, rel=0.05)
+
+
+def test_label_information_known_map_with_every_label_is_exact():
+    info = pytest.importorskip("label_information")
+    rng = np.random.default_rng(4)
+    s = rng.random(300)
+    y = (rng.random(300) < s).astype(float)
+    est = info.known_map_metrics(s, s, y, seed=0)
+    exact = real.exact_metrics(s, y)
+    assert est == {k: pytest.approx(exact[k]) for k in info.KEYS}

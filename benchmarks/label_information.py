@@ -1,0 +1,241 @@
+"""How much can 20 labels tell? SSME's protocol on labels drawn from a known calibration map.
+
+The honesty issue asks, under SSME's protocol (20 labeled + 1,000 unlabeled items, truth on
+a held-out half), for errors of at most 0.6x (accuracy) and 0.5x (AUROC, AUPRC) those of
+the 20 labeled items alone, for one model at a time. This script measures what is possible
+when the calibration-map model is *exactly right*: each real model's scores are kept, and
+its labels are replaced by draws from a Platt map P(y = 1 | s) = sigmoid(c + b logit s),
+taken in two ways:
+
+* `file maps`: (c, b) fitted by maximum likelihood on all of the file's labels, so the
+  labels are as miscalibrated as the real ones, and Bayesian Platt is correctly specified;
+* `prior maps`: (c, log b) drawn per model and seed from the Platt prior `spe` uses for
+  probabilities. Then Bayesian Platt's posterior is the exact posterior, and its median is
+  (up to importance-sampling error and the held-out half's own sampling noise) the
+  estimate with the smallest expected absolute error that *any* method can give from these
+  scores and labels: the scores say nothing about a map drawn independently of them.
+
+Methods: `platt` (`spe.fit(model="platt")`, correctly specified), `spe` (package default),
+`map known` (the generating map itself, labels of the unlabeled items drawn from it: what a
+perfect prior would give), and the 20 labeled items alone. Ratios are to the labeled items
+alone on the same (model, seed) pairs, mean over a file's models.
+
+Multiclass (the several-models issue asks for top-1 accuracy errors <= 0.6x the labeled
+items' at 20 labels): the shared class-probability files as in `multiclass.py` (N = 2,000,
+random labeled items), labels drawn from temperature scaling softmax(a log p), with a
+fitted by maximum likelihood on all labels (`file maps`) or drawn from `spe`'s prior
+(`prior maps`); `spe.fit_multiclass(model="temperature")` is then correctly specified up
+to its small outlier share.
+
+    python benchmarks/label_information.py [--seeds 20] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
+from scipy import optimize, special  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from real import exact_metrics, run_ssme_seed, run_stamp, ssme_models, ssme_split, table, write_section  # noqa: E402
+
+import multiclass  # noqa: E402
+from spe import fit_multiclass  # noqa: E402
+from spe.calibration_maps import CALIBRATED_PRIOR, Features  # noqa: E402
+from spe.class_maps import PRIOR_SD  # noqa: E402
+
+MARKERS = ("<!-- label-information:start -->", "<!-- label-information:end -->")
+KEYS = ("accuracy", "auc", "auprc")
+METHODS = ("platt", "spe")
+WORLDS = ("file maps", "prior maps")
+KNOWN = "map known"
+N_KNOWN_DRAWS = 200
+CLASS_BUDGET = 20
+
+
+def platt_feature(s):
+    """The feature spe's Platt map uses for these probabilities (logit, rounding clips)."""
+    return Features.for_scores("platt", s, True).platt(s)
+
+
+def platt_mle(x, y):
+    """Maximum-likelihood (c, b) of sigmoid(c + b x)."""
+    def nll(p):
+        z = p[0] + p[1] * x
+        return np.sum(np.logaddexp(0.0, z) - y * z)
+
+    return optimize.minimize(nll, [0.0, 1.0], method="BFGS").x
+
+
+def generating_map(world, name, x, y, seed):
+    if world == "file maps":
+        return platt_mle(x, y)
+    rng = np.random.default_rng([seed, sum(map(ord, name)), 7])
+    c = rng.normal(CALIBRATED_PRIOR.c_mean, CALIBRATED_PRIOR.c_sd)
+    return np.array([c, np.exp(rng.normal(CALIBRATED_PRIOR.u_mean, CALIBRATED_PRIOR.u_sd))])
+
+
+def known_map_metrics(s, p, labels, seed) -> dict:
+    """Posterior medians of the metrics with the map known: unlabeled items' labels drawn from p."""
+    rng = np.random.default_rng([seed, 11])
+    known = ~np.isnan(labels)
+    draws = []
+    for _ in range(N_KNOWN_DRAWS):
+        y = np.where(known, labels, rng.random(s.size) < p)
+        if 0 < y.sum() < y.size:
+            draws.append(exact_metrics(s, y))
+    return {k: float(np.median([d[k] for d in draws])) for k in KEYS}
+
+
+def one_case(job):
+    world, name, s, y_real, seed = job
+    x = platt_feature(s)
+    c, b = generating_map(world, name, x, y_real, seed)
+    p = special.expit(c + b * x)
+    y = (np.random.default_rng([seed, 99]).random(s.size) < p).astype(float)
+    _, _, errors = run_ssme_seed((name, s, y, seed, list(METHODS)))
+    if errors is None:
+        return world, name, seed, None
+    held, chosen = ssme_split(name, y, seed)
+    labels = np.full(chosen.size, np.nan)
+    labels[:20] = y[chosen[:20]]
+    truth = exact_metrics(s[held], y[held])
+    est = known_map_metrics(s[chosen], p[chosen], labels, seed)
+    errors[KNOWN] = {k: 100 * abs(est[k] - truth[k]) for k in KEYS}
+    return world, name, seed, errors
+
+
+def temperature_mle(logp, y):
+    """Maximum-likelihood inverse temperature of softmax(a log p)."""
+    rows = np.arange(y.size)
+
+    def nll(t):
+        eta = np.exp(t) * logp
+        return float(np.sum(special.logsumexp(eta, axis=1) - eta[rows, y]))
+
+    return float(np.exp(optimize.minimize_scalar(nll, bounds=(-5.0, 5.0), method="bounded").x))
+
+
+def class_logp(p):
+    return np.log(np.clip(p, 1e-12, None))
+
+
+def class_trial(job):
+    world, name, p, y_real, a_file, trial = job
+    rng = np.random.default_rng([trial, sum(map(ord, name)), 5])
+    a = a_file if world == "file maps" else float(np.exp(rng.normal(0.0, PRIOR_SD)))
+    q = special.softmax(a * class_logp(p), axis=1)
+    y = (rng.random(y_real.size)[:, None] > np.cumsum(q, axis=1)).sum(axis=1)
+    y = np.minimum(y, p.shape[1] - 1)
+    idx = rng.choice(y.size, CLASS_BUDGET, replace=False)
+    labels = np.full(y.size, -1)
+    labels[idx] = y[idx]
+    pred = p.argmax(1)
+    truth = np.mean(pred == y)
+    known = ~np.isin(np.arange(y.size), idx)
+    # map known: the labeled items' correctness plus the unlabeled items' expected one
+    est_known = (np.sum(pred[idx] == y[idx]) + q[known, pred[known]].sum()) / y.size
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = fit_multiclass(p, labels, model="temperature", n_draws=500, seed=trial).accuracy().value
+    return world, name, {"labeled only": 100 * abs(np.mean(pred[idx] == y[idx]) - truth),
+                         "temperature": 100 * abs(fitted - truth), KNOWN: 100 * abs(est_known - truth)}
+
+
+def class_rows(results):
+    rows = []
+    for world in WORLDS:
+        for name in dict.fromkeys(n for w, n, _ in results if w == world):
+            got = [e for w, n, e in results if w == world and n == name]
+            base = np.mean([e["labeled only"] for e in got])
+            for m in ("labeled only", "temperature", KNOWN):
+                err = float(np.mean([e[m] for e in got]))
+                rows.append({"world": world, "case": name, "method": m, "trials": len(got),
+                             "accuracy": err, "accuracy_ratio": err / base})
+    return rows
+
+
+def summarise(results):
+    rows = []
+    for world in WORLDS:
+        for f in dict.fromkeys(name.split()[0] for w, name, _, _ in results if w == world):
+            done = [(name, e) for w, name, _, e in results if w == world and name.split()[0] == f and e]
+            models = list(dict.fromkeys(name for name, _ in done))
+            for m in ("labeled only",) + METHODS + (KNOWN,):
+                # mean over seeds per model, then over the file's models (as in real.py's SSME rows)
+                per_model = {k: [] for k in KEYS}
+                base = {k: [] for k in KEYS}
+                for model in models:
+                    ok = [e for name, e in done if name == model and e.get(m) is not None]
+                    for k in KEYS:
+                        per_model[k].append(np.mean([e[m][k] for e in ok]))
+                        base[k].append(np.mean([e["labeled only"][k] for e in ok]))
+                row = {"world": world, "file": f, "method": m, "models": len(models),
+                       "seeds": len({seed for w, name, seed, e in results
+                                     if w == world and name.split()[0] == f and e})}
+                for k in KEYS:
+                    row[k] = float(np.mean(per_model[k]))
+                    row[f"{k}_ratio"] = float(np.mean(per_model[k]) / np.mean(base[k]))
+                rows.append(row)
+    return rows
+
+
+def _unwrap(paragraph):
+    """One docstring paragraph as Markdown: a bullet list keeps its items, prose is one line."""
+    items = paragraph.split("\n* ")
+    return "\n* ".join(" ".join(item.split()) for item in items)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--trials", type=int, default=40, help="multiclass trials per case and world")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="2 seeds, imdb only, no RESULTS.md")
+    args = ap.parse_args(argv)
+    models = ssme_models(["imdb"] if args.quick else None)
+    if not models:
+        raise SystemExit("no shared data (set SPE_SHARED_DATA)")
+    seeds = 2 if args.quick else args.seeds
+    start = time.time()
+    jobs = [(w, name, s, y, seed) for w in WORLDS for name, (s, y) in models.items() for seed in range(seeds)]
+    class_cases = {k: v for k, v in multiclass.cases().items() if not args.quick or k == "imdb"}
+    class_jobs = [(w, name, p, y, temperature_mle(class_logp(p), y), t) for w in WORLDS
+                  for name, (p, y) in class_cases.items() for t in range(args.trials if not args.quick else 2)]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one_case, jobs, chunksize=2))
+        class_results = list(pool.map(class_trial, class_jobs, chunksize=2))
+    rows = summarise(results)
+    text = "\n".join([
+        "## How much can 20 labels tell? (`benchmarks/label_information.py`)",
+        "",
+        run_stamp() + f"; {seeds} seeds, {(time.time() - start) / 60:.1f} min on {args.jobs} processes.",
+        "",
+        *[_unwrap(p) + "\n" for p in __doc__.split("\n\n")[1:-1]],
+        "Mean absolute error in points; `*_ratio` = error / the labeled items' error (targets of the honesty "
+        "issue: 0.6 / 0.5 / 0.5). Seeds whose 20 labels hold one class are skipped.",
+        "",
+        table(rows, ["world", "file", "method", "models", "seeds", "accuracy", "auc", "auprc",
+                     "accuracy_ratio", "auc_ratio", "auprc_ratio"]),
+        "",
+        f"Multiclass, {CLASS_BUDGET} labels: top-1 accuracy error in points (target ratio 0.6):",
+        "",
+        table(class_rows(class_results), ["world", "case", "method", "trials", "accuracy", "accuracy_ratio"]),
+        "",
+    ])
+    print(text)
+    if not args.quick:
+        write_section(text, HERE / "RESULTS.md", MARKERS)
+
+
+if __name__ == "__main__":
+    main()
