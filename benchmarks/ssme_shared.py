@@ -1,5 +1,8 @@
 """SSME's protocol with every model of a file on the same labels: spe.fit_many side by side.
 
+Sets of several models: the shared fairness files (bank, compas; 10 models each) and, with
+scikit-learn installed, `digits`, nine scikit-learn models' out-of-fold probabilities on
+its bundled digits images (`made_models.py`; 1,797 items, so 20 labeled + 879 unlabeled).
 Per seed, one split for all of a file's models: a random half is held out as the truth,
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
@@ -34,6 +37,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from made_models import digits_models  # noqa: E402
 from real import (ALPHA, DATA, FILES, beta_interval, covers, exact_auc, exact_ap, exact_metrics,  # noqa: E402
                   run_stamp, ssme_split, table, write_section)
 
@@ -50,9 +54,14 @@ VARIANTS = {"fit_many": {"label_model": "stack"}, "fit_many, maps only": {"label
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 SSME_LITE = "ssme-lite (all models)"
+#: A third set of several models, made by code (made_models.py): not a shared file.
+MADE = "digits"
 
 
 def file_models(short):
+    """(scores (N, M), labels, model names) of a shared file, or of the made digits set."""
+    if short == MADE:
+        return digits_models()
     d = np.load(DATA / FILES[short], allow_pickle=False)
     names = [str(m).removeprefix("score_") for m in d["model_names"]]
     return d["scores_all"].astype(float), d["labels"].astype(float), names
@@ -181,6 +190,8 @@ def main(argv=None):
     files = [f for f in ("bank", "compas") if (DATA / FILES[f]).exists()]
     if not files:
         raise SystemExit(f"no shared data in {DATA}")
+    if not args.quick and importlib.util.find_spec("sklearn") is not None:
+        files.append(MADE)
     start = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one_seed, [(f, s, not args.quick, s < ssme_seeds) for f in files
