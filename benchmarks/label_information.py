@@ -27,12 +27,13 @@ fitted by maximum likelihood on all labels (`file maps`) or drawn from `spe`'s p
 (`prior maps`); `spe.fit_multiclass(model="temperature")` is then correctly specified up
 to its small outlier share.
 
-    python benchmarks/label_information.py [--seeds 20] [--quick]
+    python benchmarks/label_information.py [--seeds 20] [--trials 40] [--quick | --report]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -46,7 +47,8 @@ from scipy import optimize, special  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import exact_metrics, run_ssme_seed, run_stamp, ssme_models, ssme_split, table, write_section  # noqa: E402
+from real import (_quiet_fit, exact_metrics, fit_options, run_stamp, ssme_models, ssme_split, table,
+                  write_section)  # noqa: E402
 
 import multiclass  # noqa: E402
 from spe import fit_multiclass  # noqa: E402
@@ -54,6 +56,8 @@ from spe.calibration_maps import CALIBRATED_PRIOR, Features  # noqa: E402
 from spe.class_maps import PRIOR_SD  # noqa: E402
 
 MARKERS = ("<!-- label-information:start -->", "<!-- label-information:end -->")
+README_MARKERS = ("<!-- label-information-summary:start -->", "<!-- label-information-summary:end -->")
+STORED = HERE / "results" / "label_information.json"
 KEYS = ("accuracy", "auc", "auprc")
 METHODS = ("platt", "spe")
 WORLDS = ("file maps", "prior maps")
@@ -96,22 +100,36 @@ def known_map_metrics(s, p, labels, seed) -> dict:
     return {k: float(np.median([d[k] for d in draws])) for k in KEYS}
 
 
+def fitted_intervals(method, s, labels, seed) -> dict:
+    """{metric: Estimate} (90%) of accuracy at 0.5, AUROC and AUPRC from spe.fit."""
+    res = _quiet_fit(s, labels, seed, **fit_options(method, s))
+    return {"accuracy": res.metrics_at(0.5)["accuracy"], "auc": res.auroc(), "auprc": res.average_precision()}
+
+
 def one_case(job):
+    """Errors (points, against the held-out half) and, for spe's fits, whether the 90%
+    interval holds the fitted items' own metric."""
     world, name, s, y_real, seed = job
     x = platt_feature(s)
     c, b = generating_map(world, name, x, y_real, seed)
     p = special.expit(c + b * x)
     y = (np.random.default_rng([seed, 99]).random(s.size) < p).astype(float)
-    _, _, errors = run_ssme_seed((name, s, y, seed, list(METHODS)))
-    if errors is None:
+    split = ssme_split(name, y, seed)
+    if split is None:
         return world, name, seed, None
-    held, chosen = ssme_split(name, y, seed)
+    held, chosen = split
     labels = np.full(chosen.size, np.nan)
     labels[:20] = y[chosen[:20]]
-    truth = exact_metrics(s[held], y[held])
-    est = known_map_metrics(s[chosen], p[chosen], labels, seed)
-    errors[KNOWN] = {k: 100 * abs(est[k] - truth[k]) for k in KEYS}
-    return world, name, seed, errors
+    truth, here = exact_metrics(s[held], y[held]), exact_metrics(s[chosen], y[chosen])
+    est = {"labeled only": exact_metrics(s[chosen[:20]], y[chosen[:20]]),
+           KNOWN: known_map_metrics(s[chosen], p[chosen], labels, seed)}
+    covered = {}
+    for method in METHODS:
+        intervals = fitted_intervals(method, s[chosen], labels, seed)
+        est[method] = {k: e.value for k, e in intervals.items()}
+        covered[method] = {k: float(e.lower <= here[k] <= e.upper) for k, e in intervals.items()}
+    errors = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} for m, e in est.items()}
+    return world, name, seed, {"errors": errors, "covered": covered}
 
 
 def temperature_mle(logp, y):
@@ -146,9 +164,10 @@ def class_trial(job):
     est_known = (np.sum(pred[idx] == y[idx]) + q[known, pred[known]].sum()) / y.size
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fitted = fit_multiclass(p, labels, model="temperature", n_draws=500, seed=trial).accuracy().value
+        fitted = fit_multiclass(p, labels, model="temperature", n_draws=500, seed=trial).accuracy()
     return world, name, {"labeled only": 100 * abs(np.mean(pred[idx] == y[idx]) - truth),
-                         "temperature": 100 * abs(fitted - truth), KNOWN: 100 * abs(est_known - truth)}
+                         "temperature": 100 * abs(fitted.value - truth), KNOWN: 100 * abs(est_known - truth),
+                         "covered": float(fitted.lower <= truth <= fitted.upper)}
 
 
 def class_rows(results):
@@ -160,31 +179,34 @@ def class_rows(results):
             for m in ("labeled only", "temperature", KNOWN):
                 err = float(np.mean([e[m] for e in got]))
                 rows.append({"world": world, "case": name, "method": m, "trials": len(got),
-                             "accuracy": err, "accuracy_ratio": err / base})
+                             "accuracy": err, "accuracy_ratio": err / base}
+                            | ({"accuracy_cov": float(np.mean([e["covered"] for e in got]))}
+                               if m == "temperature" else {}))
     return rows
 
 
 def summarise(results):
+    """Rows per world, file and method: mean error over seeds per model, then over the
+    file's models (as in real.py's SSME rows); ratios to the labeled items alone; coverage
+    over every (model, seed) pair."""
     rows = []
     for world in WORLDS:
-        for f in dict.fromkeys(name.split()[0] for w, name, _, _ in results if w == world):
-            done = [(name, e) for w, name, _, e in results if w == world and name.split()[0] == f and e]
+        here = [(name, r) for w, name, _, r in results if w == world and r]
+        for f in dict.fromkeys(name.split()[0] for name, _ in here):
+            done = [(name, r) for name, r in here if name.split()[0] == f]
             models = list(dict.fromkeys(name for name, _ in done))
+            seeds = len({seed for w, name, seed, r in results if w == world and name.split()[0] == f and r})
             for m in ("labeled only",) + METHODS + (KNOWN,):
-                # mean over seeds per model, then over the file's models (as in real.py's SSME rows)
-                per_model = {k: [] for k in KEYS}
-                base = {k: [] for k in KEYS}
-                for model in models:
-                    ok = [e for name, e in done if name == model and e.get(m) is not None]
-                    for k in KEYS:
-                        per_model[k].append(np.mean([e[m][k] for e in ok]))
-                        base[k].append(np.mean([e["labeled only"][k] for e in ok]))
-                row = {"world": world, "file": f, "method": m, "models": len(models),
-                       "seeds": len({seed for w, name, seed, e in results
-                                     if w == world and name.split()[0] == f and e})}
+                per_model = {k: [np.mean([r["errors"][m][k] for n, r in done if n == model]) for model in models]
+                             for k in KEYS}
+                base = {k: [np.mean([r["errors"]["labeled only"][k] for n, r in done if n == model])
+                            for model in models] for k in KEYS}
+                row = {"world": world, "file": f, "method": m, "models": len(models), "seeds": seeds}
                 for k in KEYS:
                     row[k] = float(np.mean(per_model[k]))
                     row[f"{k}_ratio"] = float(np.mean(per_model[k]) / np.mean(base[k]))
+                    if m in METHODS:
+                        row[f"{k}_cov"] = float(np.mean([r["covered"][m][k] for _, r in done]))
                 rows.append(row)
     return rows
 
@@ -195,46 +217,86 @@ def _unwrap(paragraph):
     return "\n* ".join(" ".join(item.split()) for item in items)
 
 
+def results_section(stored) -> str:
+    """The RESULTS.md section from stored results."""
+    return "\n".join([
+        "## How much can 20 labels tell? (`benchmarks/label_information.py`)",
+        "",
+        stored["stamp"],
+        "",
+        *[_unwrap(p) + "\n" for p in __doc__.split("\n\n")[1:-1]],
+        "Mean absolute error in points; `*_ratio` = error / the labeled items' error (targets of the honesty "
+        "issue: 0.6 / 0.5 / 0.5); `*_cov` = share of (model, seed) pairs whose 90% interval holds the "
+        "metric of the fitted items (20 labeled + unlabeled; in `prior maps` Bayesian Platt's should hold it "
+        "0.9 of the time). Seeds whose 20 labels hold one class are skipped.",
+        "",
+        table(stored["binary"], ["world", "file", "method", "models", "seeds", "accuracy", "auc", "auprc",
+                                 "accuracy_ratio", "auc_ratio", "auprc_ratio", "accuracy_cov", "auc_cov",
+                                 "auprc_cov"]),
+        "",
+        f"Multiclass, {CLASS_BUDGET} labels: top-1 accuracy error in points (target ratio 0.6) and 90% "
+        "interval coverage of the items' accuracy:",
+        "",
+        table(stored["multiclass"], ["world", "case", "method", "trials", "accuracy", "accuracy_ratio",
+                                     "accuracy_cov"]),
+        "",
+    ])
+
+
+def readme_block(stored) -> str:
+    """The README's block: the correctly specified map's error ratios, world by world."""
+    binary = [r for r in stored["binary"] if r["method"] in ("platt", KNOWN)]
+    multi = [r for r in stored["multiclass"] if r["method"] in ("temperature", KNOWN)]
+    return "\n".join([
+        f"From `python benchmarks/label_information.py` ({stored['stamp'].split(';')[0]}; tables in "
+        "`benchmarks/RESULTS.md`). Labels drawn from a Platt map (binary) or temperature scaling "
+        "(multiclass) fitted to each file (`file maps`) or drawn from spe's prior (`prior maps`); "
+        "`platt` / `temperature` is spe's own Bayesian map, correctly specified, from 20 labels; "
+        "`map known` is the generating map itself. Error ratios to the 20 labeled items alone "
+        "(targets 0.6 accuracy, 0.5 AUROC and AUPRC):",
+        "",
+        table(binary, ["world", "file", "method", "accuracy_ratio", "auc_ratio", "auprc_ratio"]),
+        "",
+        table(multi, ["world", "case", "method", "accuracy_ratio"]),
+    ])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--trials", type=int, default=40, help="multiclass trials per case and world")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="2 seeds, imdb only, no RESULTS.md")
+    ap.add_argument("--report", action="store_true", help=f"rewrite the RESULTS.md section and README "
+                    f"block from {STORED.relative_to(HERE.parent)}, without running")
     args = ap.parse_args(argv)
-    models = ssme_models(["imdb"] if args.quick else None)
-    if not models:
-        raise SystemExit("no shared data (set SPE_SHARED_DATA)")
-    seeds = 2 if args.quick else args.seeds
-    start = time.time()
-    jobs = [(w, name, s, y, seed) for w in WORLDS for name, (s, y) in models.items() for seed in range(seeds)]
-    class_cases = {k: v for k, v in multiclass.cases().items() if not args.quick or k == "imdb"}
-    class_jobs = [(w, name, p, y, temperature_mle(class_logp(p), y), t) for w in WORLDS
-                  for name, (p, y) in class_cases.items() for t in range(args.trials if not args.quick else 2)]
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one_case, jobs, chunksize=2))
-        class_results = list(pool.map(class_trial, class_jobs, chunksize=2))
-    rows = summarise(results)
-    text = "\n".join([
-        "## How much can 20 labels tell? (`benchmarks/label_information.py`)",
-        "",
-        run_stamp() + f"; {seeds} seeds, {(time.time() - start) / 60:.1f} min on {args.jobs} processes.",
-        "",
-        *[_unwrap(p) + "\n" for p in __doc__.split("\n\n")[1:-1]],
-        "Mean absolute error in points; `*_ratio` = error / the labeled items' error (targets of the honesty "
-        "issue: 0.6 / 0.5 / 0.5). Seeds whose 20 labels hold one class are skipped.",
-        "",
-        table(rows, ["world", "file", "method", "models", "seeds", "accuracy", "auc", "auprc",
-                     "accuracy_ratio", "auc_ratio", "auprc_ratio"]),
-        "",
-        f"Multiclass, {CLASS_BUDGET} labels: top-1 accuracy error in points (target ratio 0.6):",
-        "",
-        table(class_rows(class_results), ["world", "case", "method", "trials", "accuracy", "accuracy_ratio"]),
-        "",
-    ])
+    if args.report:
+        stored = json.loads(STORED.read_text())
+    else:
+        models = ssme_models(["imdb"] if args.quick else None)
+        if not models:
+            raise SystemExit("no shared data (set SPE_SHARED_DATA)")
+        seeds = 2 if args.quick else args.seeds
+        trials = 2 if args.quick else args.trials
+        start = time.time()
+        jobs = [(w, name, s, y, seed) for w in WORLDS for name, (s, y) in models.items() for seed in range(seeds)]
+        class_cases = {k: v for k, v in multiclass.cases().items() if not args.quick or k == "imdb"}
+        class_jobs = [(w, name, p, y, temperature_mle(class_logp(p), y), t) for w in WORLDS
+                      for name, (p, y) in class_cases.items() for t in range(trials)]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(one_case, jobs, chunksize=2))
+            class_results = list(pool.map(class_trial, class_jobs, chunksize=2))
+        stored = {"stamp": run_stamp() + f"; {seeds} seeds, {trials} multiclass trials, "
+                  f"{(time.time() - start) / 60:.1f} min on {args.jobs} processes.",
+                  "binary": summarise(results), "multiclass": class_rows(class_results)}
+    text = results_section(stored)
     print(text)
-    if not args.quick:
-        write_section(text, HERE / "RESULTS.md", MARKERS)
+    if args.quick:
+        return
+    if not args.report:
+        STORED.write_text(json.dumps(stored, indent=1))
+    write_section(text, HERE / "RESULTS.md", MARKERS)
+    write_section(readme_block(stored), HERE.parent / "README.md", README_MARKERS)
 
 
 if __name__ == "__main__":
