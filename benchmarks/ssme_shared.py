@@ -6,9 +6,9 @@ its bundled digits images (`made_models.py`; 1,797 items, so 20 labeled + 879 un
 Per seed, one split for all of a file's models: a random half is held out as the truth,
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
-from `spe.fit_many` (all models, shared label draws; also with only one of its two kinds
-of label model, each model's own map or the log-linear pool; and with the opt-in
-`calibrated=True`, each probability model's "calibrated" map stacked beside the others), from `spe.fit` on that
+from `spe.fit_many` (all models, shared label draws; also with only the models' own maps,
+each model's wide map and its "calibrated" one, or only the log-linear pool; and with
+`calibrated=False`, without the "calibrated" maps), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
 items alone. ssme-lite (Shanmugam et al.'s package) fits every model of the file at once,
 on the first seeds only (it takes seconds per fit); its ratios are against the labeled
@@ -46,11 +46,11 @@ import spe  # noqa: E402
 MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")
 N_BOOT = 200
-#: fit_many's label model (the default stack) and, to compare, each of its two kinds alone.
-VARIANTS = {"fit_many": {"label_model": "stack"}, "fit_many, maps only": {"label_model": "maps"},
+#: fit_many's label model (the default stack) and, to compare, its kinds alone and without "calibrated" maps.
+VARIANTS = {"fit_many": {}, "fit_many, maps only": {"label_model": "maps"},
             "fit_many, pool only": {"label_model": "pool"},
-            # opt-in: each probability model's "calibrated" map stacked beside the others
-            "fit_many + calibrated": {"label_model": "stack", "calibrated": True}}
+            # without each probability model's "calibrated" map (the default before 2026-11-24)
+            "fit_many, calibrated=False": {"calibrated": False}}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 SSME_LITE = "ssme-lite (all models)"

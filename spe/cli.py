@@ -142,13 +142,13 @@ def _fit_many_table(args):
     except ValueError as exc:
         raise _as_flags(exc, ("positive_label",)) from None
     choice = {m.strip().lower() for m in args.model.split(",")}
-    if not choice <= {"auto", "calibrated"}:
-        raise CLIError(f"with several score columns --model takes 'auto' or 'calibrated' (each probability "
-                       f"model's 'calibrated' map stacked too), got {args.model!r}")
+    if not (choice <= {"auto", "calibrated"} or choice == {"uncalibrated"}):
+        raise CLIError(f"with several score columns --model takes 'auto' (each probability model's "
+                       f"'calibrated' map stacked too) or 'uncalibrated' (not), got {args.model!r}")
     with _notes():
         table.warn_if_blank()
         res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
-                       higher_is_positive=not args.lower_is_positive, calibrated="calibrated" in choice)
+                       higher_is_positive=not args.lower_is_positive, calibrated="uncalibrated" not in choice)
     _write_comparison(res, "AUROC", args, {"prevalence": res.prevalence(args.level).as_dict()})
 
 
@@ -326,7 +326,7 @@ def _add_fit_options(p):
                         "distinct scores, cells for hard 0/1 predictions), "
                         "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
                         "'cells' (a share of positives per score value), or a comma-separated list; with several "
-                        "score columns 'auto' or 'calibrated' (fit_many(calibrated=True))")
+                        "score columns 'auto' or 'uncalibrated' (fit_many(calibrated=False))")
     p.add_argument("--positive-label", default=None,
                    help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")
     p.add_argument("--lower-is-positive", action="store_true",

@@ -336,17 +336,17 @@ def test_fit_with_several_score_columns_compares_them(tmp_path, capsys):
     assert "ranking by AUROC" in capsys.readouterr().out
     data = json.loads((tmp_path / "o" / "models.json").read_text())
     assert data["prob_best_auroc"]["good"] > 0.9 and [m["model"] for m in data["models"]] == ["good", "weak"]
-    assert set(data["model_weights"]) == {"good", "weak", "log-linear pool"}
+    assert set(data["model_weights"]) == {"good", "weak", "good (calibrated)", "weak (calibrated)", "log-linear pool"}
     assert sum(data["model_weights"].values()) == pytest.approx(1)
     assert data["prevalence"]["lower"] <= data["prevalence"]["value"] <= data["prevalence"]["upper"]
     assert (tmp_path / "o" / "models.png").stat().st_size > 5_000
     assert main(["fit", str(path), "--score-col", "good,weak", "--label-col", "label", "--n-draws", "200",
-                 "--model", "calibrated", "--out", str(tmp_path / "c")]) == 0
+                 "--model", "uncalibrated", "--out", str(tmp_path / "c")]) == 0
     weights = json.loads((tmp_path / "c" / "models.json").read_text())["model_weights"]
-    assert {"good (calibrated)", "weak (calibrated)"} <= set(weights)
+    assert set(weights) == {"good", "weak", "log-linear pool"}
     capsys.readouterr()
     assert main(["fit", str(path), "--score-col", "good,weak", "--label-col", "label", "--model", "mixture"]) == 2
-    assert "--model takes 'auto' or 'calibrated'" in capsys.readouterr().err
+    assert "--model takes 'auto' (each probability model's" in capsys.readouterr().err
 
 
 def test_fit_with_probability_columns_is_multiclass(tmp_path, capsys):
