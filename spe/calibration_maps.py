@@ -17,9 +17,9 @@ map is increasing in the score. Three maps, each a few lines below:
   below and above its median, with a slope each;
 * ``calibrated`` (probability scores only): Platt's feature with a tight prior at "the
   probabilities are right" (c ~ Normal(0, 0.25), log slope ~ Normal(0, 0.2)). It is the
-  hypothesis a well-calibrated classifier's scores state; pooled with the others (opt-in:
-  ``spe.fit(..., model=["mixture", "spline", "calibrated"])``), the labels weigh it like
-  any score model.
+  hypothesis a well-calibrated classifier's scores state; pooled with the others (opt-in
+  in ``spe.fit(..., model=["mixture", "spline", "calibrated"])``, default in
+  ``spe.fit_many``), the labels weigh it like any score model.
 
 Priors are Normal on c and on each u_j (for ``spline``, the segments' log slopes are
 jointly Normal with correlation 1/2: each has Platt's prior, and two differ by a factor
