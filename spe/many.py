@@ -115,22 +115,20 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     map_rng, pool_rng = rngs
     with_pool = kind != "maps" and len(scores) > 1
     with_maps = kind != "pool" or not with_pool
-    fits = {}
-    for name, s in scores.items() if with_maps else ():
+    def item_map(form, s, is_probability):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
-            fit = fit_calibration_map(MAP_FORM, s, labels, probabilities=probabilities[name], n_draws=MAP_DRAWS,
-                                      rng=map_rng)
-        fits[name] = ItemScoreModel(fit, s)
+            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng)
+        return ItemScoreModel(fit, s)
+
+    fits = {}
+    for name, s in scores.items() if with_maps else ():
+        fits[name] = item_map(MAP_FORM, s, probabilities[name])
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
     for name, s in scores.items() if calibrated and with_maps else ():
         if probabilities[name] and np.unique(s).size > MAX_CELLS:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SamplingWarning)
-                fit = fit_calibration_map(NEARLY_CALIBRATED, s, labels, probabilities=True, n_draws=MAP_DRAWS,
-                                          rng=map_rng)
-            fits[calibrated_name(name)] = ItemScoreModel(fit, s)
+            fits[calibrated_name(name)] = item_map(NEARLY_CALIBRATED, s, True)
     known = np.flatnonzero(~np.isnan(labels))
     # every labelling counts once, so a lone label model's importance weights are resampled away
     return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
@@ -270,6 +268,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     """
     if not isinstance(scores, dict) or len(scores) < 1:
         raise TypeError("scores must be a dict {model name: scores}")
+    if calibrated is not None and not isinstance(calibrated, (bool, np.bool_)):
+        raise TypeError(f"calibrated must be True, False or None, got {calibrated!r}")
     matrices = [np.ndim(v) == 2 for v in scores.values()]
     if any(matrices):
         if not all(matrices):
@@ -277,7 +277,7 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
                              "probabilities, not a mix")
         if not higher_is_positive:
             raise ValueError("higher_is_positive applies to one score per item, not to class probabilities")
-        if calibrated is True:
+        if calibrated:
             raise ValueError("calibrated=True applies to one score per item, not to class probabilities")
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=C.check_n_draws(n_draws),
                                    seed=seed, label_model=label_model)
@@ -286,8 +286,6 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
     if POOL_NAME in arrays:
         raise ValueError(f"{POOL_NAME!r} names the pool of all models; rename that model")
-    if calibrated is not None and not isinstance(calibrated, (bool, np.bool_)):
-        raise TypeError(f"calibrated must be True, False or None, got {calibrated!r}")
     calibrated = calibrated is None or bool(calibrated)
     clash = [k for k in arrays if calibrated and calibrated_name(k) in arrays]
     if clash:

@@ -172,8 +172,11 @@ def test_calibrated_maps_are_the_default_and_checked():
         spe.fit_many(models, labels, calibrated="yes")
     with pytest.raises(ValueError, match="rename that model"):
         spe.fit_many({"a": models["good"], "a (calibrated)": models["fair"]}, labels, calibrated=True)
+    matrix = {"a": np.column_stack([1 - models["good"], models["good"]])}
     with pytest.raises(ValueError, match="calibrated=True applies to one score per item"):
-        spe.fit_many({"a": np.column_stack([1 - models["good"], models["good"]])}, calibrated=True)
+        spe.fit_many(matrix, calibrated=True)
+    with pytest.raises(TypeError, match="calibrated must be True, False or None"):
+        spe.fit_many(matrix, calibrated="yes")
 
 
 def test_calibrated_maps_help_a_calibrated_model_and_keep_coverage():
