@@ -80,9 +80,10 @@ def platt_mle(x, y):
     return optimize.minimize(nll, [0.0, 1.0], method="BFGS").x
 
 
-def generating_map(world, name, x, y, seed):
+def generating_map(world, name, file_map, seed):
+    """(c, b): the file's own fit (``file_map``), or a draw from spe's Platt prior."""
     if world == "file maps":
-        return platt_mle(x, y)
+        return file_map
     rng = np.random.default_rng([seed, sum(map(ord, name)), 7])
     c = rng.normal(CALIBRATED_PRIOR.c_mean, CALIBRATED_PRIOR.c_sd)
     return np.array([c, np.exp(rng.normal(CALIBRATED_PRIOR.u_mean, CALIBRATED_PRIOR.u_sd))])
@@ -109,9 +110,9 @@ def fitted_intervals(method, s, labels, seed) -> dict:
 def one_case(job):
     """Errors (points, against the held-out half) and, for spe's fits, whether the 90%
     interval holds the fitted items' own metric."""
-    world, name, s, y_real, seed = job
+    world, name, s, file_map, seed = job
     x = platt_feature(s)
-    c, b = generating_map(world, name, x, y_real, seed)
+    c, b = generating_map(world, name, file_map, seed)
     p = special.expit(c + b * x)
     y = (np.random.default_rng([seed, 99]).random(s.size) < p).astype(float)
     split = ssme_split(name, y, seed)
@@ -280,9 +281,12 @@ def main(argv=None):
         seeds = 2 if args.quick else args.seeds
         trials = 2 if args.quick else args.trials
         start = time.time()
-        jobs = [(w, name, s, y, seed) for w in WORLDS for name, (s, y) in models.items() for seed in range(seeds)]
+        file_maps = {name: platt_mle(platt_feature(s), y) for name, (s, y) in models.items()}
+        jobs = [(w, name, s, file_maps[name], seed) for w in WORLDS for name, (s, _) in models.items()
+                for seed in range(seeds)]
         class_cases = {k: v for k, v in multiclass.cases().items() if not args.quick or k == "imdb"}
-        class_jobs = [(w, name, p, y, temperature_mle(class_logp(p), y), t) for w in WORLDS
+        file_temperatures = {name: temperature_mle(class_logp(p), y) for name, (p, y) in class_cases.items()}
+        class_jobs = [(w, name, p, y, file_temperatures[name], t) for w in WORLDS
                       for name, (p, y) in class_cases.items() for t in range(trials)]
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(one_case, jobs, chunksize=2))
