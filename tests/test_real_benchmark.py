@@ -71,3 +71,18 @@ def test_label_information_known_map_with_every_label_is_exact():
     est = info.known_map_metrics(s, s, y, seed=0)
     exact = real.exact_metrics(s, y)
     assert est == {k: pytest.approx(exact[k]) for k in info.KEYS}
+
+
+def test_label_information_every_model_metrics_and_generating_models():
+    info = pytest.importorskip("label_information")
+    rng = np.random.default_rng(5)
+    y = (rng.random(200) < 0.4).astype(float)
+    scores = np.column_stack([np.clip(0.5 * y + 0.5 * rng.random(200), 0, 1), rng.random(200),
+                              (rng.random(200) < 0.5).astype(float)])  # the last: hard predictions
+    assert info.generating_models(scores) == [0, 1]
+    # every draw the same labelling: the medians are that labelling's exact metrics, model by model
+    got = info.every_model_metrics(scores, np.tile(y == 1, (5, 1)))
+    for j, per in enumerate(got):
+        exact = real.exact_metrics(scores[:, j], y)
+        assert per == {k: pytest.approx(exact[k]) for k in info.KEYS}
+    assert got[0]["auc"] > 0.9 > got[1]["auc"]
