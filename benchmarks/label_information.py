@@ -57,8 +57,8 @@ from scipy import optimize, special  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import (_quiet_fit, exact_ap, exact_auc, exact_metrics, fit_options, run_stamp, ssme_models, ssme_split, table,
-                  write_section)  # noqa: E402
+from real import (_quiet_fit, exact_ap, exact_auc, exact_metrics, fit_options, run_stamp, ssme_models,  # noqa: E402
+                  ssme_split, table, write_section)
 
 import multiclass  # noqa: E402
 from spe import fit_many, fit_multiclass  # noqa: E402
@@ -155,7 +155,8 @@ def several_files(quick=False) -> dict:
 
 
 def generating_models(scores) -> list[int]:
-    """Models that can make the labels: probabilities with enough distinct values for a map."""
+    """Models that can make the labels: those with enough distinct scores for a map (every
+    model of the fairness files gives probabilities)."""
     return [j for j in range(scores.shape[1]) if np.unique(scores[:, j]).size > MAX_CELLS]
 
 
