@@ -57,8 +57,8 @@ from scipy import optimize, special  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from real import (_quiet_fit, exact_ap, exact_auc, exact_metrics, fit_options, run_stamp, ssme_models,  # noqa: E402
-                  ssme_split, table, write_section)
+from real import (_quiet_fit, accuracy_at, exact_ap, exact_auc, exact_metrics, fit_options,  # noqa: E402
+                  run_stamp, ssme_models, ssme_split, table, write_section)
 
 import multiclass  # noqa: E402
 from spe import fit_many, fit_multiclass  # noqa: E402
@@ -102,16 +102,23 @@ def generating_map(world, name, file_map, seed):
     return np.array([c, np.exp(rng.normal(CALIBRATED_PRIOR.u_mean, CALIBRATED_PRIOR.u_sd))])
 
 
+def labellings(labels, p, rng) -> np.ndarray:
+    """(N_KNOWN_DRAWS, N) labellings: labeled items keep their label, the others are drawn
+    from P(y = 1) ``p``, one per item (N,) or one per labelling and item (N_KNOWN_DRAWS, N)."""
+    return np.where(~np.isnan(labels), labels, rng.random((N_KNOWN_DRAWS, labels.size)) < p)
+
+
+def median_metrics(scores, draws) -> list[dict]:
+    """Per model (column of ``scores``), the median over labellings ``draws`` (M, N) of
+    accuracy at 0.5, AUROC and AUPRC; labellings with one class are skipped."""
+    per = [[{"accuracy": accuracy_at(s, y, 0.5), "auc": exact_auc(s, y), "auprc": exact_ap(s, y)}
+            for y in draws if 0 < y.sum() < y.size] for s in scores.T]
+    return [{k: float(np.median([d[k] for d in m])) for k in KEYS} for m in per]
+
+
 def known_map_metrics(s, p, labels, seed) -> dict:
     """Posterior medians of the metrics with the map known: unlabeled items' labels drawn from p."""
-    rng = np.random.default_rng([seed, 11])
-    known = ~np.isnan(labels)
-    draws = []
-    for _ in range(N_KNOWN_DRAWS):
-        y = np.where(known, labels, rng.random(s.size) < p)
-        if 0 < y.sum() < y.size:
-            draws.append(exact_metrics(s, y))
-    return {k: float(np.median([d[k] for d in draws])) for k in KEYS}
+    return median_metrics(s[:, None], labellings(labels, p, np.random.default_rng([seed, 11])))[0]
 
 
 def fitted_intervals(method, s, labels, seed) -> dict:
@@ -160,13 +167,6 @@ def generating_models(scores) -> list[int]:
     return [j for j in range(scores.shape[1]) if np.unique(scores[:, j]).size > MAX_CELLS]
 
 
-def every_model_metrics(scores, draws) -> list[dict]:
-    """Per model, the median over labellings ``draws`` (M, n) of accuracy, AUROC and AUPRC."""
-    per = [[{"accuracy": float(np.mean((s >= 0.5) == y)), "auc": exact_auc(s, y), "auprc": exact_ap(s, y)}
-            for y in draws if 0 < y.sum() < y.size] for s in scores.T]
-    return [{k: float(np.median([d[k] for d in m])) for k in KEYS} for m in per]
-
-
 def several_case(job):
     """One seed of the several-models world: errors (points) per model and method, and
     whether fit_many's 90% intervals hold the fitted items' metrics."""
@@ -186,12 +186,10 @@ def several_case(job):
     truth = [exact_metrics(s, y[held]) for s in scores[held].T]
     here = [exact_metrics(s, y[chosen]) for s in here_scores.T]
     est = {"labeled only": [exact_metrics(s, labels[known]) for s in here_scores[known].T]}
-    est[KNOWN] = every_model_metrics(here_scores, np.where(known, labels, rng.random((N_KNOWN_DRAWS, p[chosen].size))
-                                                            < p[chosen]))
+    est[KNOWN] = median_metrics(here_scores, labellings(labels, p[chosen], rng))
     fit = fit_calibration_map("platt", here_scores[:, g], labels, probabilities=True, n_draws=2000, rng=rng)
     pick = rng.choice(fit.weights.size, N_KNOWN_DRAWS, p=fit.weights)
-    q = fit.prob_positive(here_scores[:, g], pick)
-    est[G_KNOWN] = every_model_metrics(here_scores, np.where(known, labels, rng.random(q.shape) < q))
+    est[G_KNOWN] = median_metrics(here_scores, labellings(labels, fit.prob_positive(here_scores[:, g], pick), rng))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fit_many({str(j): s for j, s in enumerate(here_scores.T)}, labels, seed=seed)

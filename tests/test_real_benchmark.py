@@ -73,7 +73,7 @@ def test_label_information_known_map_with_every_label_is_exact():
     assert est == {k: pytest.approx(exact[k]) for k in info.KEYS}
 
 
-def test_label_information_every_model_metrics_and_generating_models():
+def test_label_information_median_metrics_and_generating_models():
     info = pytest.importorskip("label_information")
     rng = np.random.default_rng(5)
     y = (rng.random(200) < 0.4).astype(float)
@@ -81,7 +81,7 @@ def test_label_information_every_model_metrics_and_generating_models():
                               (rng.random(200) < 0.5).astype(float)])  # the last: hard predictions
     assert info.generating_models(scores) == [0, 1]
     # every draw the same labelling: the medians are that labelling's exact metrics, model by model
-    got = info.every_model_metrics(scores, np.tile(y == 1, (5, 1)))
+    got = info.median_metrics(scores, np.tile(y == 1, (5, 1)))
     for j, per in enumerate(got):
         exact = real.exact_metrics(scores[:, j], y)
         assert per == {k: pytest.approx(exact[k]) for k in info.KEYS}
