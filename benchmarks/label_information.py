@@ -62,9 +62,9 @@ from real import (_quiet_fit, accuracy_at, exact_ap, exact_auc, exact_metrics, f
 
 import multiclass  # noqa: E402
 from spe import fit_many, fit_multiclass  # noqa: E402
-from spe.calibration_maps import CALIBRATED_PRIOR, Features, fit_calibration_map  # noqa: E402
-from spe.cells import MAX_CELLS  # noqa: E402
-from spe.class_maps import PRIOR_SD  # noqa: E402
+from spe.calibration.maps import CALIBRATED_PRIOR, Features, fit_calibration_map  # noqa: E402
+from spe.calibration.cells import MAX_CELLS  # noqa: E402
+from spe.multiclass.class_maps import PRIOR_SD  # noqa: E402
 
 MARKERS = ("<!-- label-information:start -->", "<!-- label-information:end -->")
 README_MARKERS = ("<!-- label-information-summary:start -->", "<!-- label-information-summary:end -->")

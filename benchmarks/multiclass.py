@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 from real import DATA, run_stamp, table, write_section  # noqa: E402
 
 from spe import fit_multiclass  # noqa: E402
-from spe.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
+from spe.metrics.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
 
 FILES = {"mnist": "mnist_labelerrors_cv.npz", "20news": "20news_labelerrors_cv.npz", "imdb": "imdb_labelerrors_cv.npz"}
 BUDGETS = (0, 10, 20, 50, 100)

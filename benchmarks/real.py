@@ -51,11 +51,11 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import spe  # noqa: E402
-from spe.curves import DEFAULT_RECALL_GRID  # noqa: E402
-from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_auroc, sample_average_precision  # noqa: E402
-from spe.cells import MAX_CELLS  # noqa: E402
-from spe.frame import looks_like_probabilities  # noqa: E402
-from spe.summary import disagreement  # noqa: E402
+from spe.metrics.curves import DEFAULT_RECALL_GRID  # noqa: E402
+from spe.metrics.sweeps import exact_precision_at_recall, labeled_sweep, sample_auroc, sample_average_precision  # noqa: E402
+from spe.calibration.cells import MAX_CELLS  # noqa: E402
+from spe.scores.frame import looks_like_probabilities  # noqa: E402
+from spe.report.summary import disagreement  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -24,13 +24,13 @@ from pathlib import Path
 import numpy as np
 
 import spe
-from spe.curves import DEFAULT_RECALL_GRID
-from spe.sweeps import exact_precision_at_recall, labeled_sweep, sample_average_precision
-from spe.families import get_component
-from spe.fitting import fit_map
-from spe.model import MixtureModel
-from spe.posterior import importance_sample, run_emcee
-from spe.scores import prepare
+from spe.metrics.curves import DEFAULT_RECALL_GRID
+from spe.metrics.sweeps import exact_precision_at_recall, labeled_sweep, sample_average_precision
+from spe.mixture.families import get_component
+from spe.mixture.fitting import fit_map
+from spe.mixture.model import MixtureModel
+from spe.mixture.posterior import importance_sample, run_emcee
+from spe.scores.data import prepare
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "examples"))

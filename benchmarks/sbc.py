@@ -34,10 +34,10 @@ import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
 import spe  # noqa: E402
-from spe.calibration_maps import CALIBRATED_PRIOR, fit_calibration_map  # noqa: E402
-from spe.families import get_component  # noqa: E402
-from spe.model import MixtureModel  # noqa: E402
-from spe.priors import Beta, LogNormal, Normal  # noqa: E402
+from spe.calibration.maps import CALIBRATED_PRIOR, fit_calibration_map  # noqa: E402
+from spe.mixture.families import get_component  # noqa: E402
+from spe.mixture.model import MixtureModel  # noqa: E402
+from spe.mixture.priors import Beta, LogNormal, Normal  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- sbc:start -->", "<!-- sbc:end -->")

@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE))
 from real import run_stamp, table, write_section  # noqa: E402
 
 import spe  # noqa: E402
-from spe.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
+from spe.metrics.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
 
 MARKERS = ("<!-- several-multiclass:start -->", "<!-- several-multiclass:end -->")
 LABEL_MODELS = ("stack", "pool", "maps")
@@ -99,7 +99,7 @@ def one_seed(job):
 def one_binary_seed(job):
     """One SSME-protocol split of a fairness file, its models as two-class probabilities."""
     from real import exact_metrics, ssme_split
-    from spe import sweeps as SW
+    from spe.metrics import sweeps as SW
     from ssme_shared import file_models
 
     short, seed = job

@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     one, one_text, per_class_truth, many, many_text, true_acc = run()
     print(one_text, many_text, sep="\n\n")
-    from spe.report import save_figure
+    from spe.report.html import save_figure
 
     save_figure(ROOT / "figures" / "multiclass.png", lambda ax: one.plot_per_class(ax, truth=per_class_truth))
     save_figure(ROOT / "figures" / "several_multiclass.png",

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import spe
-from spe.sweeps import labeled_sweep, sample_auroc
+from spe.metrics.sweeps import labeled_sweep, sample_auroc
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKERS = ("<!-- several-models:start -->", "<!-- several-models:end -->")
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     res, text, true_auroc = run()
     print(text)
-    from spe.report import save_figure
+    from spe.report.html import save_figure
 
     save_figure(ROOT / "figures" / "several_models.png", lambda ax: res.plot_comparison(ax, metric="AUROC", truth=true_auroc))
     if "--readme" in argv:

@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .calibration_maps import fit_calibration_map
-from .cells import MAX_CELLS, fit_cells
-from .curves import check_n_draws
-from .fitting import FitError, candidate_pairs
-from .label_check import warn_if_contradicted
-from .label_posterior import combine
-from .mixture import fit_mixture
-from .posterior import DEFAULT_PROPOSAL, PROPOSALS
-from .progress import check_show, stage_bar
-from .results import SPEResult
-from .frame import looks_like_probabilities
-from .orientation import check_orientation
-from .counts import ScoreCounts
-from .scores import DEFAULT_MAX_GROUPS, as_labels, as_scores, prepare, prepare_counts
-from .seeds import child_seeds
-from .threads import one_blas_thread
+from .calibration.maps import fit_calibration_map
+from .calibration.cells import MAX_CELLS, fit_cells
+from .metrics.curves import check_n_draws
+from .mixture.fitting import FitError
+from .mixture.selection import candidate_pairs
+from .pooling.label_check import warn_if_contradicted
+from .pooling.label_posterior import combine
+from .mixture.mixture_fit import fit_mixture
+from .mixture.posterior import DEFAULT_PROPOSAL, PROPOSALS
+from ._util.progress import check_show, stage_bar
+from .report.results import SPEResult
+from .scores.frame import looks_like_probabilities
+from .scores.orientation import check_orientation
+from .scores.counts import ScoreCounts
+from .scores.data import DEFAULT_MAX_GROUPS, prepare, prepare_counts
+from .scores.validation import as_labels, as_scores
+from ._util.seeds import child_seeds
+from ._util.threads import one_blas_thread
 
 
 SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells")

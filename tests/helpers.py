@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from spe.families import get_component
-from spe.model import MixtureModel
+from spe.mixture.families import get_component
+from spe.mixture.model import MixtureModel
 
 
 def simulate_scores(neg, pos, theta, n, seed):

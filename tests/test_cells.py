@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import spe
-from spe.cells import MAX_CELLS, PRIOR_SHAPE, fit_cells
-from spe.counts import count_scores
+from spe.calibration.cells import MAX_CELLS, PRIOR_SHAPE, fit_cells
+from spe.scores.counts import count_scores
 
 
 def hard_predictions(rng, n=3000, prevalence=0.2, recall=0.8, fpr=0.1):

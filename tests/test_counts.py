@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import spe
-from spe.counts import ScoreCounts, count_scores, quantize
+from spe.scores.counts import ScoreCounts, count_scores, quantize
 
 
 def _same_counts(a: ScoreCounts, b: ScoreCounts):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spe.families import FAMILIES, Component, get_component, log_diff_ndtr, mirrored
+from spe.mixture.families import FAMILIES, Component, get_component, log_diff_ndtr, mirrored
 
 X_INSIDE = np.array([1e-3, 0.05, 0.2, 0.5, 0.77, 0.95, 0.999])
 X_OUTSIDE_UNIT = np.array([-0.5, -1e-3, 1.001, 2.0])
@@ -140,7 +140,7 @@ def test_log_diff_ndtr_is_accurate_in_both_tails():
 def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
     from scipy import special
 
-    from spe.open_scale_families import _log_ndtr_inplace
+    from spe.mixture.families.open_scale import _log_ndtr_inplace
 
     x = np.concatenate([np.linspace(-60.0, 40.0, 20001), [-5.0, -5.0 - 1e-12]])
     work = x.copy()
@@ -152,7 +152,7 @@ def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
 
 
 def test_hot_densities_do_not_modify_their_inputs_and_broadcast():
-    from spe.families import get_component
+    from spe.mixture.families import get_component
 
     v = np.linspace(0.01, 0.99, 7)
     for name in ("normal", "skewnorm", "truncnorm"):
@@ -201,7 +201,7 @@ def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
     from scipy import stats
 
     import spe
-    from spe.family_base import LOCATION_PRIOR, SCALE_PRIOR
+    from spe.mixture.families.base import LOCATION_PRIOR, SCALE_PRIOR
 
     class Logistic(spe.Family):
         name = "logistic-test"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spe
-from spe.label_check import LabelCheckWarning, check_labels, warn_if_contradicted
+from spe.pooling.label_check import LabelCheckWarning, check_labels, warn_if_contradicted
 
 
 @dataclass

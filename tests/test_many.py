@@ -8,7 +8,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.sweeps import labeled_sweep, sample_auroc
+from spe.metrics.sweeps import labeled_sweep, sample_auroc
 
 
 DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))

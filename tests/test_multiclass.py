@@ -8,7 +8,8 @@ import pytest
 from scipy import special
 
 import spe
-from spe.multiclass import as_class_labels, as_class_scores, fit_multiclass
+from spe.multiclass.inputs import as_class_labels, as_class_scores
+from spe.multiclass.fitting import fit_multiclass
 
 
 def _calibrated_data(rng, n=500, k=5, inverse_temperature=1.0):
@@ -130,7 +131,7 @@ def test_real_under_confident_classifier_accuracy_is_covered_and_beats_labels_al
 def test_log_posterior_gradient_matches_finite_differences(vector):
     from scipy.optimize import check_grad
 
-    from spe.class_maps import _log_posterior_and_grad
+    from spe.multiclass.class_maps import _log_posterior_and_grad
 
     rng = np.random.default_rng(5)
     f = np.log(rng.dirichlet(np.ones(4), 40))
@@ -190,7 +191,7 @@ def test_stack_covers_accuracy_where_one_temperature_cannot():
 def test_top_label_draws_follow_its_own_likelihood():
     """The class frequencies the top-label model draws equal its predictive probabilities
     (the same factorisation on both sides: q for the top class, temperature for the rest)."""
-    from spe.top_label import fit_top_label
+    from spe.multiclass.top_label import fit_top_label
 
     rng = np.random.default_rng(12)
     p, y = _calibrated_data(rng, n=80, k=3)

@@ -4,13 +4,14 @@ import numpy as np
 import pytest
 
 import spe
-import spe.posterior as posterior_mod
-from spe.sweeps import Sweep, sample_precision_at_recall
-from spe.families import get_component
-from spe.fitting import fit_map
-from spe.model import MixtureModel
-from spe.posterior import SamplingWarning, importance_sample, run_emcee, sample_posterior
-from spe.scores import prepare
+import spe.mixture.posterior as posterior_mod
+from spe.metrics.sweeps import Sweep, sample_precision_at_recall
+from spe.mixture.families import get_component
+from spe.mixture.fitting import fit_map
+from spe.mixture.model import MixtureModel
+from spe.exceptions import SamplingWarning
+from spe.mixture.posterior import importance_sample, run_emcee, sample_posterior
+from spe.scores.data import prepare
 
 from .helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
@@ -154,8 +155,8 @@ def test_emcee_fallback_starts_from_the_importance_draws(monkeypatch):
 def test_chain_on_pooled_scores_reweighted_agrees_with_emcee_on_exact_scores():
     """The fallback chain runs on pooled scores and is importance-weighted to the exact
     posterior: same posterior as emcee on the exact scores, within Monte Carlo error."""
-    from spe.posterior import reweighted_chain
-    from spe.scores import pooled
+    from spe.mixture.posterior import reweighted_chain
+    from spe.scores.data import pooled
 
     rng = np.random.default_rng(11)
     y = (rng.random(1500) < 0.3).astype(float)
@@ -174,7 +175,7 @@ def test_chain_on_pooled_scores_reweighted_agrees_with_emcee_on_exact_scores():
 
 
 def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
-    from spe.scores import pooled
+    from spe.scores.data import pooled
 
     rng = np.random.default_rng(12)
     y = (rng.random(1200) < 0.3).astype(float)
@@ -200,7 +201,7 @@ def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
 def test_precision_at_recall_matches_a_row_by_row_reading_of_the_curve():
     """The integer-count search equals the definition: precision at the first column
     (threshold from high to low) whose recall reaches r; recall 1 when a draw has no positive."""
-    from spe.curves import DEFAULT_RECALL_GRID
+    from spe.metrics.curves import DEFAULT_RECALL_GRID
 
     rng = np.random.default_rng(11)
     for trial in range(60):

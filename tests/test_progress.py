@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import spe
-from spe import progress
+from spe._util import progress
 
 
 def test_progress_bar_names_the_stages_when_asked_and_is_silent_otherwise(monkeypatch, capsys):

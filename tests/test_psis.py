@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spe.psis import BACKENDS, available_backend, psis
+from spe.sampling.psis import BACKENDS, available_backend, psis
 
 
 def _backends():

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spe
-from spe.orientation import ORIENTATION_PROBABILITY, reversed_probability
-from spe.scores import prepare
+from spe.scores.orientation import ORIENTATION_PROBABILITY, reversed_probability
+from spe.scores.data import prepare
 
 RNG = np.random.default_rng(0)
 FAST = dict(families=("truncnorm", "truncnorm"), n_draws=50, seed=0)
@@ -243,7 +243,7 @@ def test_reversed_scores_are_refused_unless_declared():
 
 
 def test_api_and_cli_share_one_label_parser():
-    from spe.scores import as_labels
+    from spe.scores.validation import as_labels
 
     np.testing.assert_array_equal(as_labels(["Yes", "no", "TRUE", "0", "", "NA", None, 1], 8),
                                   [1, 0, 1, 0, np.nan, np.nan, np.nan, 1])

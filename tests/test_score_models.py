@@ -10,21 +10,13 @@ import pytest
 from scipy import special, stats
 
 import spe
-from spe import misfit
-from spe.calibration_maps import (
-    CALIBRATED_PRIOR,
-    NEARLY_CALIBRATED_PRIOR,
-    SPLINE_SLOPE_CORRELATION,
-    Features,
-    _gradient_hessian,
-    _log_posterior,
-    fit_calibration_map,
-    rounding_clips,
-)
-from spe.frame import PROBABILITY_EPS
-from spe.label_posterior import allocate, combine
-from spe.priors import Beta, LogNormal, Normal
-from spe.stacking import stacking_weights
+from spe.mixture import misfit
+from spe.calibration.maps import (CALIBRATED_PRIOR, NEARLY_CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, Features,
+                                  _gradient_hessian, _log_posterior, fit_calibration_map, rounding_clips)
+from spe.scores.frame import PROBABILITY_EPS
+from spe.pooling.label_posterior import allocate, combine
+from spe.mixture.priors import Beta, LogNormal, Normal
+from spe.pooling.stacking import stacking_weights
 
 from .helpers import simulate_scores
 

@@ -10,15 +10,13 @@ be resumed against a different data set.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from .._util.state_files import atomic_write, locked
 from . import strategies
 from .metrics import BetaGroups, DirichletColumns
 from .priors import uninformative_prior
@@ -36,53 +34,6 @@ def items_checksum(item_ids, groups, predicted) -> str:
         h.update(json.dumps([str(v) for v in part]).encode())
         h.update(b"|")
     return h.hexdigest()
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Hold an exclusive lock on ``STATE.lock``, and remove that file when done.
-
-    The lock file is unlinked while still held, so none is left behind. A process that
-    was waiting on the unlinked file then holds a lock nobody else can see: it checks that
-    the path still names the file it locked and, if not, starts again.
-    """
-    lock = path.with_name(path.name + ".lock")
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX: atomic rename still protects the file
-        yield
-        return
-    while True:
-        fh = open(lock, "a+")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                same = os.stat(lock).st_ino == os.fstat(fh.fileno()).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                try:
-                    yield
-                finally:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(lock)
-                return
-        finally:
-            fh.close()
-
-
-def _atomic_write(path: Path, text: str):
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def read_state(path) -> dict:
@@ -292,7 +243,7 @@ class Assessor:
     def save(self, path):
         """Atomically write the session, merging answers saved concurrently by others."""
         path = Path(path)
-        with _locked(path):
+        with locked(path):
             if path.exists():
                 try:
                     other = read_state(path)
@@ -303,7 +254,7 @@ class Assessor:
                         raise StateError(f"{path} belongs to a different item list; not overwritten")
                     for i, lab in other["labels"]:
                         self.labels.setdefault(int(i), lab)
-            _atomic_write(path, json.dumps(self.to_state()))
+            atomic_write(path, json.dumps(self.to_state()))
 
     @classmethod
     def load(cls, path, groups, predicted=None, item_ids=None) -> "Assessor":

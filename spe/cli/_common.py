@@ -1,0 +1,118 @@
+"""What every ``spe`` subcommand shares: one-line errors worded with its flags, notes on
+stderr, reading a table's columns, the fit options and JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from ..api import fit
+from ..metrics import curves as C
+from ..scores.tables import load_scores
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+OPTION_NAMES = ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label")
+
+
+def as_flags(exc, names=OPTION_NAMES) -> CLIError:
+    """A validation message worded with this command's flags instead of Python names."""
+    text = str(exc)
+    for name in names:
+        flag = "--" + name.replace("_", "-")
+        text = text.replace(name + "=", flag).replace(name, flag)
+    return CLIError(text)
+
+
+def load_data(path, score_col, label_col=None, positive_label=None):
+    """The table's scores and labels; errors worded with the command's flag names."""
+    try:
+        with notes():
+            return load_scores(path, score_col, label_col, positive_label)
+    except ValueError as exc:  # data errors may quote column names: translate only this option
+        raise as_flags(exc, ("positive_label",)) from None
+
+
+@contextlib.contextmanager
+def notes():
+    """Print each UserWarning raised inside (data skipped, small data, sampling trouble) as a
+    one-line note on stderr once the block has succeeded."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            print(f"spe: note: {w.message}", file=sys.stderr)
+
+
+def fit_result(scores, labels, args):
+    C.check_level(args.level)
+    with notes():
+        return fit(
+            scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,
+            families=families(args.families), seed=args.seed, n_draws=args.n_draws,
+            higher_is_positive=not args.lower_is_positive,
+            score_range=args.score_range, progress=False if args.no_progress else None,
+        )
+
+
+def families(value):
+    if value is None:
+        return "auto"
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(parts) if len(parts) == 2 else parts
+
+
+def columns(value):
+    return [c.strip() for c in value.split(",") if c.strip()]
+
+
+def write_json(out: Path, name: str, data) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / name
+    path.write_text(json.dumps(data, indent=2, default=float))
+    return path
+
+
+def estimate_dict(e):
+    return None if e is None else e.as_dict()
+
+
+def add_fit_options(p):
+    p.add_argument("--model", default="auto",
+                   help="score models: 'auto' (mixture + spline, weighted by the labels; spline alone for 3-20 "
+                        "distinct scores, cells for hard 0/1 predictions), "
+                        "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
+                        "'cells' (a share of positives per score value), or a comma-separated list; with several "
+                        "score columns 'auto' or 'uncalibrated' (fit_many(calibrated=False))")
+    p.add_argument("--positive-label", default=None,
+                   help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")
+    p.add_argument("--lower-is-positive", action="store_true",
+                   help="lower scores mean positive (scores are reversed; thresholds refer to the reversed score)")
+    p.add_argument("--families", default=None,
+                   help="mixture families: 'auto', 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (by default one appears at a terminal when a fit takes over 2 s)")
+    p.add_argument("--n-draws", type=int, default=1000, help="posterior draws")
+    p.add_argument("--level", type=float, default=0.9, help="credible level of bands and intervals")
+    p.add_argument("--score-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,
+                   help="range scores can take, e.g. 0 1 for probabilities")
+
+
+class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Show a default only when there is one (not None, not an unset flag)."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False) or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)

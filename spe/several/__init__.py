@@ -1,0 +1,8 @@
+"""Several classifiers scored on the same items: one label model from all of them, shared
+label draws, each model's metrics and paired comparisons (P(best), P(a beats b))."""
+
+from .comparison import SharedDrawsComparison
+from .many import ManyResult, fit_many
+from .many_multiclass import ManyMulticlassResult
+
+__all__ = ["fit_many", "ManyResult", "ManyMulticlassResult", "SharedDrawsComparison"]

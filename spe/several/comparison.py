@@ -1,0 +1,83 @@
+"""Paired comparisons of several models from one set of shared label draws.
+
+Every model's metric is computed on the same labellings, so P(model A beats model B) is
+the share of draws in which it does, and P(best) the share in which a model is highest
+(ties shared). A results class supplies ``names``, ``excluded``, ``n_labeled``,
+``METRICS`` and ``metric_draws(name) -> {metric: (draws,) values}``; this base does the
+rest (:class:`spe.many.ManyResult` for binary scores, :class:`spe.many_multiclass.
+ManyMulticlassResult` for class probabilities).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import curves as C
+from ..report import plot
+
+
+def equal_weight_estimate(name, draws, level) -> C.Estimate:
+    """An estimate from the shared labellings, each of which counts once."""
+    return C.Estimate.from_draws(name, draws, np.full(draws.size, 1.0 / draws.size), level)
+
+
+class SharedDrawsComparison:
+    """Metrics with intervals, P(beats), P(best), ranking and a plot from shared draws."""
+
+    METRICS: tuple = ()
+
+    def metrics(self, level=0.9) -> list[dict]:
+        """One row per model: each metric's posterior median and interval."""
+        rows = []
+        for name in self.names:
+            draws = self.metric_draws(name)
+            rows.append({"model": name, "excluded": self.excluded.get(name, "")} |
+                        {k: equal_weight_estimate(k, v, level) for k, v in draws.items()})
+        return rows
+
+    def _check_metric(self, metric):
+        if metric not in self.METRICS:
+            raise ValueError(f"metric must be one of {self.METRICS}, got {metric!r}")
+
+    def _stacked(self, metric) -> np.ndarray:
+        self._check_metric(metric)
+        return np.stack([self.metric_draws(n)[metric] for n in self.names])
+
+    def prob_beats(self, metric=None) -> np.ndarray:
+        """(J, J) P(row model's metric > column model's) over the shared draws (ties count half)."""
+        v = self._stacked(metric or self.METRICS[0])
+        return np.mean((v[:, None, :] > v[None, :, :]) + 0.5 * (v[:, None, :] == v[None, :, :]), axis=2)
+
+    def prob_best(self, metric=None) -> dict:
+        """P(each model has the highest metric), ties shared."""
+        v = self._stacked(metric or self.METRICS[0])
+        best = v == v.max(axis=0)
+        return dict(zip(self.names, (best / best.sum(axis=0)).mean(axis=1)))
+
+    def ranking(self, metric=None, level=0.9) -> list[dict]:
+        """Models by posterior median of ``metric``, with P(best)."""
+        metric = metric or self.METRICS[0]
+        best = self.prob_best(metric)
+        rows = [{"model": r["model"], metric: r[metric], "P(best)": best[r["model"]], "excluded": r["excluded"]}
+                for r in self.metrics(level)]
+        return sorted(rows, key=lambda r: -r[metric].value)
+
+    def _ranking_lines(self, metric, level, column=None) -> list[str]:
+        """The summary's ranking rows: model, median [interval], P(best), ``column(name)``
+        when given (e.g. the weight in the label model), and why a model is excluded."""
+        rows = self.ranking(metric, level)
+        width = max(24, *(len(r["model"]) for r in rows))
+        lines = []
+        for r in rows:
+            e = r[metric]
+            extra = f"  {column(r['model'])}" if column else ""
+            note = f"  excluded from the label model: {r['excluded']}" if r["excluded"] else ""
+            lines.append(f"    {r['model']:{width}s} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]  "
+                         f"{r['P(best)']:.2f}{extra}{note}")
+        return lines
+
+    def plot_comparison(self, ax=None, *, metric=None, level=0.9, truth=None):
+        """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
+        metric = metric or self.METRICS[0]
+        self._check_metric(metric)
+        return plot.plot_comparison(self, ax, metric=metric, level=level, truth=truth)
