@@ -111,9 +111,8 @@ def _prior_choice(args, predicted) -> str:
     return "spe" if choice == "auto" and binary else ("uniform" if choice == "auto" else choice)
 
 
-def run(args, ask=input):
-    """Interactive labeling: pick the next item actively, save after every answer."""
-    table = read_table(args.data)
+def _items(args, table):
+    """(scores, ids, predicted, parse, hint, groups, group names) of the table's items."""
     scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
     ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)
     if args.pred_col:
@@ -128,15 +127,20 @@ def run(args, ask=input):
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
         names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    return scores, ids, predicted, parse, hint, groups, names
+
+
+def _check_goal(args, predicted) -> str:
     goal = getattr(args, "goal", "accuracy")
     if goal != "accuracy" and not set(predicted) <= {"0", "1"}:
         raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
     if goal == "threshold" and args.threshold is None:
         raise ValueError("--goal threshold needs --threshold (the score at which items are predicted positive)")
-    existing = _existing_labels(table, args, parse) if args.label_col else {}
-    if table.blank_rows:
-        print(f"spe: note: {table.blank_note()}", file=sys.stderr)
-    state = Path(args.state)
+    return goal
+
+
+def _open_session(args, state, groups, predicted, ids, existing) -> Assessor:
+    """The session in ``state`` (resumed, or new), with the table's known labels added."""
     if state.exists():
         assessor = Assessor.load(state, groups, predicted, ids)
         print(f"resuming {state}: {len(assessor.labels)} answers so far")
@@ -147,36 +151,26 @@ def run(args, ask=input):
         assessor.update(i, lab)
     if new:
         print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
-    if _prior_choice(args, predicted) == "spe" and goal == "accuracy":
-        _spe_prior(assessor, scores, predicted, args.seed)
-    assessor.save(state)
-    asked = 0
-    while args.max is None or asked < args.max:
-        nxt = (assessor.next_items(1) if goal == "accuracy"
-               else _suggested(scores, assessor.labels, goal, args.seed, args.threshold))
-        if nxt.size == 0:
-            print("every item is labeled")
-            break
-        i = int(nxt[0])
-        prompt = (f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
-                  f"{predicted[i]}): true label? [{hint}; q = quit] ")
-        label = None
-        while label is None:
-            try:
-                answer = ask(prompt).strip()
-            except EOFError:
-                answer = "q"
-            if answer.lower() in ("q", "quit", "exit"):
-                break
-            label = parse(answer)
-            if label is None:
-                said = "no answer" if not answer else f"{answer!r} is not an answer"
-                print(f"  {said}: type {hint}, or q to quit")
-        if label is None:
-            break
-        assessor.update(i, label)
-        assessor.save(state)
-        asked += 1
+    return assessor
+
+
+def _ask(ask, prompt, parse, hint):
+    """The parsed answer, asking again until it is one; None when the user quits."""
+    while True:
+        try:
+            answer = ask(prompt).strip()
+        except EOFError:
+            answer = "q"
+        if answer.lower() in ("q", "quit", "exit"):
+            return None
+        label = parse(answer)
+        if label is not None:
+            return label
+        said = "no answer" if not answer else f"{answer!r} is not an answer"
+        print(f"  {said}: type {hint}, or q to quit")
+
+
+def _print_results(args, assessor, state, names, scores, goal):
     acc = assessor.accuracy()
     print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
     for g, name in enumerate(names):
@@ -191,6 +185,36 @@ def run(args, ask=input):
             print("at threshold {:g} (spe.fit): ".format(args.threshold) + ", ".join(
                 f"{k} {at[k].value:.3f} [{at[k].lower:.3f}, {at[k].upper:.3f}]" for k in ("precision", "recall")))
 
+
+def run(args, ask=input):
+    """Interactive labeling: pick the next item actively, save after every answer."""
+    table = read_table(args.data)
+    scores, ids, predicted, parse, hint, groups, names = _items(args, table)
+    goal = _check_goal(args, predicted)
+    existing = _existing_labels(table, args, parse) if args.label_col else {}
+    if table.blank_rows:
+        print(f"spe: note: {table.blank_note()}", file=sys.stderr)
+    state = Path(args.state)
+    assessor = _open_session(args, state, groups, predicted, ids, existing)
+    if _prior_choice(args, predicted) == "spe" and goal == "accuracy":
+        _spe_prior(assessor, scores, predicted, args.seed)
+    assessor.save(state)
+    asked = 0
+    while args.max is None or asked < args.max:
+        nxt = (assessor.next_items(1) if goal == "accuracy"
+               else _suggested(scores, assessor.labels, goal, args.seed, args.threshold))
+        if nxt.size == 0:
+            print("every item is labeled")
+            break
+        i = int(nxt[0])
+        label = _ask(ask, f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
+                          f"{predicted[i]}): true label? [{hint}; q = quit] ", parse, hint)
+        if label is None:
+            break
+        assessor.update(i, label)
+        assessor.save(state)
+        asked += 1
+    _print_results(args, assessor, state, names, scores, goal)
 
 def add_parser(sub):
     p = sub.add_parser("label", help="label items one by one, chosen actively; resumable",
