@@ -1,4 +1,4 @@
-"""``spe.fit``: the one entry point. Scores in, :class:`~spe.results.SPEResult` out.
+"""``spe.fit``: the one entry point. Scores in, :class:`~spe.report.results.SPEResult` out.
 
 scores -> score models (mixture, Platt) -> pooled label posterior -> result.
 """
@@ -31,21 +31,16 @@ from ._util.threads import one_blas_thread
 SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells")
 CALIBRATION_MAPS = ("platt", "beta", "spline", "calibrated")
 MIXTURE_SCALES = ("auto", "identity", "logit", "best")
-#: The default pool: the mixture and one calibration map. Piecewise Platt ("spline") nests
-#: Platt and, on the real-score benchmark, beats it alone (error 0.74x vs 0.77x the labels
-#: alone at 10-20 labels, band coverage 0.90 vs 0.87). Pooled by pseudo-BMA, near-duplicate
-#: maps would count twice against the mixture (measured: digits svm3 error 0.02 -> 0.11 with
-#: beta beside Platt), so the pool holds one map. "calibrated" (the probabilities taken
-#: as nearly right) is opt-in, not default: on the real-score benchmark it helps calibrated
-#: classifiers and hurts miscalibrated ones that a few labels cannot expose (20 Newsgroups:
-#: error above the labels alone's), and the labels' LOO weights do not tell the two apart
-#: in time (docs/method.md 2b).
+#: The default pool: the mixture (most from unlabeled scores when its shape is right) and
+#: one calibration map (safe when it is not); one map only, since pseudo-BMA would count
+#: near-duplicate maps twice against the mixture. Evidence: docs/method.md 2b and the
+#: real-score benchmark (docs/user_guide/evidence.md).
 DEFAULT_MODELS = ("mixture", "spline")
 #: Two distinct values (hard predictions) get the per-value model alone: there is no score
 #: shape for the mixture and no continuum for a map.
 HARD_MODELS = ("cells",)
 #: Up to MAX_CELLS distinct values (a tree's leaves), ``"auto"`` leaves the mixture out: it
-#: models a score *density*, and a few atoms are not one (measured: docs/method.md 2c).
+#: models a score *density*, and a few atoms are not one (docs/method.md 2c).
 FEW_VALUES_MODELS = ("spline",)
 #: The mixture needs this many distinct scores to have a shape to fit at all.
 MIXTURE_MIN_VALUES = 3
@@ -94,7 +89,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     ----------
     scores : array-like of shape (N,), or ScoreCounts
         Classifier scores for every item; higher means "more positive". Any real scale.
-        Data larger than memory: a :class:`~spe.counts.ScoreCounts` from
+        Data larger than memory: a :class:`~spe.scores.counts.ScoreCounts` from
         :func:`spe.read_parquet`, :func:`spe.count_dask` or :func:`spe.count_scores`, which
         holds the labels too; per-item outputs (``prob_positive``, ``suggest_labels``) then
         need the items and refuse.
@@ -105,9 +100,9 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         The score models: the SPE score mixture, Bayesian calibration maps (Platt
         scaling, beta calibration and piecewise Platt, with a slope per quartile segment
         of the logit; for probabilities also ``"calibrated"``, Platt with a tight prior at
-        "the probabilities are right"; :mod:`spe.calibration_maps`), and a share of
+        "the probabilities are right"; :mod:`spe.calibration.maps`), and a share of
         positives per distinct score value (``"cells"``, at most 20 values;
-        :mod:`spe.cells`). ``"auto"`` fits the mixture and piecewise Platt and weights
+        :mod:`spe.calibration.cells`). ``"auto"`` fits the mixture and piecewise Platt and weights
         them by their leave-one-out predictive densities on the labeled items (equal
         weights with no labels): the mixture earns weight where the scores' shape
         identifies the classes, the map where it does not (see ``docs/method.md``).
@@ -138,7 +133,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     coarsen : bool
         Price the mixture's misfit to the score distribution by raising its unlabeled
         likelihood to zeta = 1 / (1 + N d), d the measured excess discrepancy
-        (:mod:`spe.misfit`). ``False`` gives the plain posterior.
+        (:mod:`spe.mixture.misfit`). ``False`` gives the plain posterior.
     stacking : "BB-pseudo-BMA" or "stacking"
         How the labeled items weight the score models (ArviZ ``compare``). The default,
         pseudo-BMA with the Bayesian bootstrap, carries the uncertainty of the LOO

@@ -1,10 +1,9 @@
 """One BLAS thread inside the hot loops.
 
 The fit evaluates many small batched matrix products, where multi-threaded BLAS can only
-contend for the cores (issue 13 reported a 5x slowdown of spe 0.1 on a busy 2-core
-machine; ``benchmarks/threads.py`` measured no difference for the current fit on an idle
-one, ratio 0.96). ``threadpoolctl`` bounds the BLAS pool for the duration of a call and
-restores it afterwards. The environment variable
+contend for the cores on a busy machine (``benchmarks/threads.py`` measures both).
+``threadpoolctl`` bounds the BLAS pool for the duration of a call and restores it
+afterwards. The environment variable
 ``SPE_BLAS_THREADS`` sets another bound (an integer), or ``default`` for no bound
 (``benchmarks/threads.py`` compares the two).
 """

@@ -91,7 +91,7 @@ def spe_group_moments(result, groups, predicted=None):
 
 def spe_informed_prior(result, groups, predicted=None, *, max_strength=DEFAULT_MAX_STRENGTH,
                        min_strength=DEFAULT_STRENGTH) -> BetaGroups:
-    """Moment-matched Beta per group from an :class:`~spe.results.SPEResult`.
+    """Moment-matched Beta per group from an :class:`~spe.report.results.SPEResult`.
 
     ``max_strength``: a number of pseudo-labels, or ``"group size"``: strength earned from
     the posterior's own uncertainty, mean (1 - mean) / var - 1, bounded only by the number

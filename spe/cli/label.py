@@ -82,7 +82,7 @@ def _fitted(scores, answers, seed):
 def _suggested(scores, answers, goal, seed, threshold=None) -> np.ndarray:
     """The next item for ``goal`` ("pr", "ap", or "threshold": precision and recall at
     ``threshold``): fit spe on the answers so far and ask
-    :meth:`~spe.results.SPEResult.suggest_labels` (empty when everything is labeled)."""
+    :meth:`~spe.report.results.SPEResult.suggest_labels` (empty when everything is labeled)."""
     if len(answers) >= scores.size:
         return np.empty(0, dtype=int)
     res = _fitted(scores, answers, seed)

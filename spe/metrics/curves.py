@@ -1,8 +1,8 @@
 """Value types of the outputs: estimates and curve bands from weighted draws, and the
 checks of the arguments that shape them (docs/method.md, section 5). The per-draw
-values come from :mod:`spe.sweeps`.
+values come from :mod:`spe.metrics.sweeps`.
 
-Two kinds, one sweep each (built in :mod:`spe.results` from the label posterior):
+Two kinds, one sweep each (built in :mod:`spe.report.results` from the label posterior):
 
 * ``"sample"``: performance on *this* data set. Each draw's labels (known labels fixed,
   unknown ones drawn) trace a curve over the items' own scores. With every item labeled

@@ -1,4 +1,4 @@
-"""The two kinds of performance, behind one interface: a :class:`~spe.sweeps.Sweep`.
+"""The two kinds of performance, behind one interface: a :class:`~spe.metrics.sweeps.Sweep`.
 
 * ``"sample"``: performance on *these* items: each posterior draw of P(y = 1 | score)
   draws the unknown labels, and the sweep counts the drawn positives per score group.

@@ -35,7 +35,7 @@ TARGETS = {
 THRESHOLD_TARGET = "threshold"
 
 
-#: Share of suggested items drawn at random (see :meth:`~spe.results.SPEResult.suggest_labels`).
+#: Share of suggested items drawn at random (see :meth:`~spe.report.results.SPEResult.suggest_labels`).
 RANDOM_SHARE = 0.3
 
 

@@ -39,7 +39,7 @@ class Rates:
 
 
 def sample_rates(sweep, group_thresholds, thresholds) -> Rates:
-    """Rates at user thresholds from a :class:`~spe.sweeps.Sweep` (either kind)."""
+    """Rates at user thresholds from a :class:`~spe.metrics.sweeps.Sweep` (either kind)."""
     desc = np.asarray(group_thresholds)[::-1]  # thresholds in sweep order (descending)
     # number of groups whose lowest score is >= t, i.e. selected at threshold t
     n_sel = np.searchsorted(-desc, -np.asarray(thresholds), side="right")

@@ -28,7 +28,7 @@ _ORIENTATION_MARGIN = 1e-3
 SWAP_TOLERANCE = 5.0
 #: Multistart screening: every start first runs this many iterations, then only the best
 #: :data:`SCREEN_KEEP` continue to convergence. Most starts reach the same mode, and full
-#: runs from all of them were two thirds of a fit's time on real scores.
+#: runs from all of them dominated a fit's time on real scores (benchmarks/speed.py).
 SCREEN_ITERATIONS = 15
 SCREEN_KEEP = 2
 

@@ -1,6 +1,6 @@
 """The SPE score mixture as one score model: family choice, misfit pricing, posterior.
 
-    families (BIC, plain posterior) -> misfit of the marginal (:mod:`spe.misfit`)
+    families (BIC, plain posterior) -> misfit of the marginal (:mod:`spe.mixture.misfit`)
     -> coarsened MAP (unlabeled likelihood ** zeta) -> importance sampling / emcee
 
 What leaves this module is a :class:`MixtureFit`: weighted parameter draws and
@@ -103,7 +103,7 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
                 rng, inference="auto", proposal="student_t", bar=None) -> MixtureFit:
     """Choose families by BIC, price the misfit, and draw the (coarsened) posterior.
 
-    ``bar``: a progress bar (:func:`spe.progress.stage_bar`) advanced once per family
+    ``bar``: a progress bar (:func:`spe._util.progress.stage_bar`) advanced once per family
     pair, once for the coarsened refit and once for sampling.
     """
     bar = bar if bar is not None else NO_BAR

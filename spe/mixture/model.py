@@ -44,7 +44,7 @@ def _logaddexp_into_first(a, b):
 
 
 class MixtureModel:
-    """A negative and a positive :class:`~spe.families.Component` plus priors.
+    """A negative and a positive :class:`~spe.mixture.families.Component` plus priors.
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ class MixtureModel:
     def __init__(self, neg: Component, pos: Component, prior=None, unlabeled_power=1.0):
         self.neg = neg
         self.pos = pos
-        #: zeta of the coarsened posterior (see :mod:`spe.misfit`): the unlabeled
+        #: zeta of the coarsened posterior (see :mod:`spe.mixture.misfit`): the unlabeled
         #: likelihood is raised to this power; 1 is the plain posterior.
         self.unlabeled_power = float(unlabeled_power)
         self.names = ["pi"] + [

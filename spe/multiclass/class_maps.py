@@ -58,7 +58,7 @@ def outlier_softmax_gradient(q, q_y, r, y, eps):
 
 def posterior_draws(mean, sd, n_labeled: int, log_post_and_grad, likelihood, n_draws: int, rng, *, what: str):
     """Draws of a parameter vector with a Normal(mean, sd) prior: from the prior with no
-    labels, else by :func:`~spe.posterior.mode_importance_draws` (``log_post_and_grad``:
+    labels, else by :func:`~spe.sampling.importance.mode_importance_draws` (``log_post_and_grad``:
     the log posterior and its gradient; ``likelihood(theta)``: each labeled item's r_i).
     Returns draws, weights, k-hat, effective sample size and ``n_labeled``."""
     if n_labeled == 0:

@@ -27,7 +27,7 @@ class MulticlassResult:
     ``predicted`` is the classifier's top-1 class per item; ``class_draws`` the
     (draws, N) drawn classes (labeled items fixed); ``fits`` the label models by name and
     ``model_weights`` each one's share of the draws. Metrics are posterior medians with
-    equal-tailed intervals (:class:`~spe.curves.Estimate`).
+    equal-tailed intervals (:class:`~spe.metrics.curves.Estimate`).
     """
 
     def __init__(self, f, labels, kind, fits: dict, model_weights: dict, class_draws):
@@ -133,7 +133,7 @@ class MulticlassResult:
         return self._estimate("macro AP", aps, level)
 
     def plot_per_class(self, ax=None, *, metric="precision", level=0.9, truth=None):
-        """Each class's ``metric`` with its interval; see :func:`spe.plot.plot_per_class`."""
+        """Each class's ``metric`` with its interval; see :func:`spe.report.plot.plot_per_class`."""
         return plot.plot_per_class(self, ax, metric=metric, level=level, truth=truth)
 
     def describe_models(self) -> dict:

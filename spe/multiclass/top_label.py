@@ -7,9 +7,9 @@ class, if not?":
                      = (1 - q(s_i)) P(y_i = k | y_i != top_i, f_i)   otherwise
 
 with s_i the top-1 probability. q is the Bayesian piecewise Platt map of
-:mod:`spe.calibration_maps` on logit(s) (a slope per quartile segment, prior centred on
+:mod:`spe.calibration.maps` on logit(s) (a slope per quartile segment, prior centred on
 "calibrated"), fitted to the labeled items' "was the top-1 class right?"; the other
-classes follow temperature scaling (:mod:`spe.class_maps`) among the non-top classes,
+classes follow temperature scaling (:mod:`spe.multiclass.class_maps`) among the non-top classes,
 fitted to the labeled items the classifier got wrong. The two factors have separate
 parameters and separate labels, so their posteriors are independent and each is drawn
 as in its own module.
@@ -17,9 +17,9 @@ as in its own module.
 Why: top-1 accuracy and per-class precision are governed by q, and a single temperature
 bends the whole confidence curve at once. Real classifiers are over-confident in one
 range of confidence and under-confident in another, and with a hundred labels a
-temperature's interval then narrows around the wrong value (20 Newsgroups: about two
-thirds coverage of a 90% accuracy interval at 100 labels). The piecewise map follows the
-labels there, and the classes it does not explain keep the classifier's own ranking.
+temperature's interval then narrows around the wrong value (docs/method.md 8). The
+piecewise map follows the labels there, and the classes it does not explain keep the
+classifier's own ranking.
 """
 
 from __future__ import annotations

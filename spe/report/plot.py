@@ -1,4 +1,4 @@
-"""Figures for an :class:`~spe.results.SPEResult` (matplotlib).
+"""Figures for an :class:`~spe.report.results.SPEResult` (matplotlib).
 
 Each function takes the result, an optional ``ax``, and returns the ``ax`` it drew on:
 

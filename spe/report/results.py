@@ -1,7 +1,7 @@
 """The object ``spe.fit`` returns: the pooled label posterior and everything derived.
 
 Curves, metrics, thresholds and plots are computed on demand from the pooled draws of
-P(y = 1 | score) (:class:`~spe.label_posterior.LabelPosterior`) and the labels drawn from
+P(y = 1 | score) (:class:`~spe.pooling.label_posterior.LabelPosterior`) and the labels drawn from
 them, and cached. Nothing here refits.
 """
 
@@ -34,7 +34,7 @@ class SPEResult:
 
     Attributes
     ----------
-    label_posterior : :class:`~spe.label_posterior.LabelPosterior`, the pooled draws of
+    label_posterior : :class:`~spe.pooling.label_posterior.LabelPosterior`, the pooled draws of
         P(y = 1 | score) that every curve, metric and threshold is computed from.
     fits : the score models that were fitted, by name (``"mixture"``, ``"spline"``, ...).
     model_weights : each score model's weight (from the labeled items' LOO predictive
@@ -71,7 +71,7 @@ class SPEResult:
         """The fitted score mixture, or None when it was not fitted."""
         return self.fits.get("mixture")
 
-    model = _mixture_attribute("model", "The mixture's :class:`~spe.model.MixtureModel`.")
+    model = _mixture_attribute("model", "The mixture's :class:`~spe.mixture.model.MixtureModel`.")
     map_fit = _mixture_attribute("map_fit", "The mixture's MAP fit.")
     posterior = _mixture_attribute("posterior", "The mixture's parameter posterior.")
     misfit = _mixture_attribute("misfit", "The mixture's misfit to the score distribution.")
@@ -92,7 +92,7 @@ class SPEResult:
     @cached_property
     def label_checks(self) -> dict:
         """Per score model, a posterior predictive check of the labeled items: observed
-        positives against the model's predictive interval (:mod:`spe.label_check`).
+        positives against the model's predictive interval (:mod:`spe.pooling.label_check`).
         Empty without labels."""
         if self.data.n_labeled == 0:
             return {}
@@ -117,7 +117,7 @@ class SPEResult:
         return draw_positive_counts(self.group_prob, self.data, np.random.default_rng(self._label_seed))
 
     def _sweep_of(self, kind) -> SW.Sweep:
-        """The sweep of ``kind`` (:mod:`spe.kinds`), built once."""
+        """The sweep of ``kind`` (:mod:`spe.metrics.kinds`), built once."""
         if check_kind(kind) not in self._sweeps:
             self._sweeps[kind] = K.build_sweep(kind, self.data, self.group_prob, lambda: self.positive_counts)
         return self._sweeps[kind]
@@ -214,7 +214,7 @@ class SPEResult:
                          confidence=0.9, kind="sample") -> R.ThresholdDecision:
         """Pick a threshold meeting the constraints with probability >= ``confidence``.
 
-        See :mod:`spe.thresholds` for the rule among feasible thresholds. Infeasible
+        See :mod:`spe.metrics.thresholds` for the rule among feasible thresholds. Infeasible
         constraints give a decision with ``feasible=False`` and the best probability.
         """
         constraints = R.check_constraints(min_precision, min_recall, max_fpr)
@@ -247,7 +247,7 @@ class SPEResult:
 
     def suggest_labels(self, k=10, target="pr", random_share=S.RANDOM_SHARE, seed=None,
                        threshold=None) -> np.ndarray:
-        """Indices of ``k`` unlabeled items to label next (see :func:`spe.suggest.suggest`);
+        """Indices of ``k`` unlabeled items to label next (see :func:`spe.metrics.suggest.suggest`);
         ``seed=None`` uses the fit's seed; ``threshold`` with ``target="threshold"``."""
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
         return S.suggest(self.label_values(target, threshold), self.data, k, random_share, rng)
@@ -266,7 +266,7 @@ class SPEResult:
         return self.fits[model]
 
     def to_inference_data(self, model=None, resample=True, seed=None):
-        """A score model's draws as ArviZ ``InferenceData`` (:func:`spe.export.export_draws`).
+        """A score model's draws as ArviZ ``InferenceData`` (:func:`spe.report.export.export_draws`).
 
         With several score models and ``model=None``: ``{name: InferenceData}`` for
         ``az.compare``. ``resample=False`` keeps raw weighted draws (``log_weight``); emcee

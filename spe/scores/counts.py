@@ -5,7 +5,7 @@ scores with their counts, or fine bins of them when there are many. :class:`Scor
 is that reduction computed in one pass over chunks, and two reductions of different
 chunks merge into the reduction of both, so it runs over the row groups of a Parquet
 dataset, the blocks of a Dask array or the machines of a Dask cluster
-(:mod:`spe.sources`) in any order, and gives the same counts as one pass over all items
+(:mod:`spe.scores.sources`) in any order, and gives the same counts as one pass over all items
 (the sums of scores up to floating-point rounding): a chunk never needs a coarser binning
 than the union of all chunks, and the merge coarsens to the finest binning that fits.
 
@@ -243,7 +243,7 @@ def _combine_equal_keys(keys, count, total, low, high):
 
 
 def count_scores(scores, labels=None, *, chunk_size: int = 1 << 22, max_keys: int = DEFAULT_MAX_KEYS) -> ScoreCounts:
-    """Reduce in-memory scores (and labels) chunk by chunk; see :mod:`spe.counts`."""
+    """Reduce in-memory scores (and labels) chunk by chunk; see :mod:`spe.scores.counts`."""
     s = np.asarray(scores)
     y = None if labels is None else np.asarray(labels, dtype=np.float64)
     if s.ndim != 1:

@@ -35,7 +35,7 @@ class ScoreData:
     Attributes
     ----------
     scores, labels : (N,) arrays as given (labels NaN where unknown); None when built from
-        :class:`~spe.counts.ScoreCounts` (data larger than memory), which keeps only the
+        :class:`~spe.scores.counts.ScoreCounts` (data larger than memory), which keeps only the
         labeled items (``labeled_items``) and the counts per group.
     frame : ScoreFrame
     z : (G,) representative unit score of each group, ascending.
@@ -240,7 +240,7 @@ def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GRO
 
 
 def prepare_counts(counts, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS, transform="identity") -> ScoreData:
-    """:class:`ScoreData` from a :class:`~spe.counts.ScoreCounts` (data larger than memory).
+    """:class:`ScoreData` from a :class:`~spe.scores.counts.ScoreCounts` (data larger than memory).
 
     The same groups as :func:`prepare` on the items themselves when the counts are exact;
     binned counts are pooled further by the same mass-and-width rule.

@@ -1,6 +1,6 @@
 """Scores larger than memory: a Parquet dataset or a Dask collection, reduced in one pass.
 
-Both readers produce a :class:`~spe.counts.ScoreCounts`, which :func:`spe.fit` takes in
+Both readers produce a :class:`~spe.scores.counts.ScoreCounts`, which :func:`spe.fit` takes in
 place of a score array. Memory stays at one batch (or one block per worker) plus the
 counts, whatever the number of items:
 
@@ -59,7 +59,7 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     score_col, label_col : column names; without ``label_col`` there are no labels.
     positive_label : the label value that means positive (others: negative, null: unlabeled).
     batch_rows : rows read at a time (memory is about batch_rows x 16 bytes plus the counts).
-    max_keys : distinct scores kept exactly before the counts are binned (see :mod:`spe.counts`).
+    max_keys : distinct scores kept exactly before the counts are binned (see :mod:`spe.scores.counts`).
     """
     try:
         import pyarrow.dataset as ds
@@ -74,7 +74,7 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     out = ScoreCounts.empty(max_keys)
     rows = 0
     # One thread, no read-ahead: the reduction is slower than reading, and a threaded
-    # scanner queues decoded batches ahead of it (1.7 GiB peak at 10^8 rows, 0.7 without).
+    # scanner queues decoded batches ahead of it (peak memory: benchmarks/streaming.py).
     for batch in dataset.to_batches(columns=columns, batch_size=int(batch_rows), batch_readahead=1,
                                     fragment_readahead=1, use_threads=False):
         scores = batch.column(0)

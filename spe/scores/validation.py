@@ -43,7 +43,7 @@ def as_score_array(scores, name="scores") -> np.ndarray:
     return arr
 
 
-#: Two distinct values (hard predictions) are enough: :mod:`spe.cells` estimates the share
+#: Two distinct values (hard predictions) are enough: :mod:`spe.calibration.cells` estimates the share
 #: of positives at each; the mixture and the calibration maps need more (see ``spe.fit``).
 MIN_DISTINCT_SCORES = 2
 

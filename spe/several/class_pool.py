@@ -5,12 +5,12 @@
 
 the product of the models' tempered probabilities, renormalised (a product of experts).
 Models that agree on an item sharpen it; where they disagree the pool follows the
-larger a_j. With one model it is temperature scaling (:mod:`spe.class_maps`).
+larger a_j. With one model it is temperature scaling (:mod:`spe.multiclass.class_maps`).
 
 Prior: t_j ~ N(-log J, 1), centred on the equal-weight geometric mean of the models'
 probabilities (a_j = 1/J: calibrated if the models are calibrated and make the same
 errors; independent errors would call for a_j = 1, inside the prior's 90% range for
-J <= 5); epsilon as in :mod:`spe.class_maps`. Posterior: mode by L-BFGS-B with the exact
+J <= 5); epsilon as in :mod:`spe.multiclass.class_maps`. Posterior: mode by L-BFGS-B with the exact
 gradient, Student-t importance sampling with PSIS, or the prior with no labels.
 """
 

@@ -4,7 +4,7 @@ Every model's metric is computed on the same labellings, so P(model A beats mode
 the share of draws in which it does, and P(best) the share in which a model is highest
 (ties shared). A results class supplies ``names``, ``excluded``, ``n_labeled``,
 ``METRICS`` and ``metric_draws(name) -> {metric: (draws,) values}``; this base does the
-rest (:class:`spe.many.ManyResult` for binary scores, :class:`spe.many_multiclass.
+rest (:class:`spe.several.many.ManyResult` for binary scores, :class:`spe.many_multiclass.
 ManyMulticlassResult` for class probabilities).
 """
 
@@ -77,7 +77,7 @@ class SharedDrawsComparison:
         return lines
 
     def plot_comparison(self, ax=None, *, metric=None, level=0.9, truth=None):
-        """Each model's metric with its interval and P(best); see :func:`spe.plot.plot_comparison`."""
+        """Each model's metric with its interval and P(best); see :func:`spe.report.plot.plot_comparison`."""
         metric = metric or self.METRICS[0]
         self._check_metric(metric)
         return plot.plot_comparison(self, ax, metric=metric, level=level, truth=truth)

@@ -1,7 +1,7 @@
 """A log-linear pool of several models' recalibrated log-odds: one label model from all scores.
 
 Each model j is recalibrated by its own Bayesian Platt posterior
-(:mod:`spe.calibration_maps`), giving x_ij = logit of its posterior-mean P(y = 1 | s_ij);
+(:mod:`spe.calibration.maps`), giving x_ij = logit of its posterior-mean P(y = 1 | s_ij);
 then
 
     P(y_i = 1) = sigmoid(c + sum_j beta_j x_ij),
@@ -14,7 +14,7 @@ recalibration, then the pool), so alone it is over-confident with few labels;
 :func:`spe.fit_many` therefore stacks it with the models' own maps.
 
 The pool is a score model over *item indices* (each model looks up its own scores), so it
-plugs into :func:`spe.label_posterior.combine` like any other.
+plugs into :func:`spe.pooling.label_posterior.combine` like any other.
 """
 
 from __future__ import annotations

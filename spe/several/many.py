@@ -3,12 +3,12 @@
 The models' scores are all evidence about the same unknown labels. The label posterior
 stacks several candidate label models, each fitted to the labels once, with weights from
 the leave-one-out predictive densities of the labeled items (pseudo-BMA with the
-Bayesian bootstrap, :mod:`spe.stacking`, exactly as :func:`spe.fit` pools its score
+Bayesian bootstrap, :mod:`spe.pooling.stacking`, exactly as :func:`spe.fit` pools its score
 models; equal weights with no labels):
 
-* each model's own Bayesian calibration map (:mod:`spe.calibration_maps`, the package's
+* each model's own Bayesian calibration map (:mod:`spe.calibration.maps`, the package's
   default piecewise Platt map, prior centred on "calibrated" for probabilities);
-* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.log_linear_pool`),
+* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several.log_linear_pool`),
   which uses their agreement: models with independent errors together say more about an
   item than any one alone;
 * each probability model's "calibrated" map (its probabilities taken as nearly right;
@@ -68,7 +68,7 @@ _DRAW_CELLS = 4_000_000
 class ItemScoreModel:
     """One model's calibration posterior, evaluated at item indices.
 
-    The score-model seam of :mod:`spe.label_posterior` takes scores; models scored on the
+    The score-model seam of :mod:`spe.pooling.label_posterior` takes scores; models scored on the
     same items pool through the items themselves, each looking up its own scores.
     """
 
@@ -149,7 +149,7 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
 
 class ManyResult(SharedDrawsComparison):
     """Result of :func:`fit_many`: shared label draws and every model's metrics from them
-    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.comparison`)."""
+    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.several.comparison`)."""
 
     METRICS = METRICS
 
@@ -236,7 +236,7 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         Each model's scores for the same N items (probabilities or any real scale;
         higher means positive), or every model's (N, K) class probabilities (or logits)
         for the same K classes: then the result is a
-        :class:`~spe.many_multiclass.ManyMulticlassResult` (top-1 accuracy, macro AP,
+        :class:`~spe.several.many_multiclass.ManyMulticlassResult` (top-1 accuracy, macro AP,
         macro F1 per model from shared class draws).
     labels : array-like of shape (N,), optional
         As in :func:`spe.fit` (1/0, yes/no, NaN/None/blank = unlabeled); for class
@@ -250,16 +250,15 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         ``"stack"`` (default): every model's own label model and the log-linear pool of
         all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
         compare; neither is honest alone (module docstring; for class probabilities,
-        :mod:`spe.many_multiclass`).
+        :mod:`spe.several.many_multiclass`).
     calibrated : bool or None
         Also stack each probability model's "calibrated" map (Platt with a tight prior at
-        "its probabilities are right", :mod:`spe.calibration_maps`; models with more than
+        "its probabilities are right", :mod:`spe.calibration.maps`; models with more than
         20 distinct scores), weighted by the labels like the others. ``None`` (default):
         on for one score per item, off for class probabilities (where True is an error).
-        On every real set of several models measured it lowers the errors and keeps the
-        coverage; on simulated sets where every model is miscalibrated it raises them,
-        because 20 labels cannot expose a miscalibrated model (``benchmarks/ssme_shared.py``
-        runs both; ``docs/method.md`` section 9). ``False`` bets on no model being
+        On the real sets of several models measured it helps; where every model is
+        miscalibrated 20 labels cannot expose it and it hurts (docs/method.md 9;
+        ``benchmarks/ssme_shared.py`` runs both). ``False`` bets on no model being
         calibrated.
 
     Returns

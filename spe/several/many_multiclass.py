@@ -2,24 +2,21 @@
 
 The label posterior stacks candidate label models, each fitted to the labels once, with
 weights from the leave-one-out predictive densities of the labeled items (pseudo-BMA with
-the Bayesian bootstrap, as :func:`spe.fit_multiclass` stacks its own and :mod:`spe.many`
+the Bayesian bootstrap, as :func:`spe.fit_multiclass` stacks its own and :mod:`spe.several.many`
 stacks binary ones):
 
 * each model's own label model (:func:`spe.fit_multiclass`'s stack of temperature
   scaling and the top-label map), on that model's probabilities alone;
-* the log-linear pool of all models' log-probabilities (:mod:`spe.class_pool`), each
+* the log-linear pool of all models' log-probabilities (:mod:`spe.several.class_pool`), each
   model first recalibrated by its own temperature, which uses the models' agreement.
 
-Neither kind is honest alone (``label_model="maps"`` or ``"pool"`` keep one, to compare;
-``benchmarks/several_multiclass.py`` measures all three). Classes drawn from one model's
-map ignore the other models, so a model with independent information looks worse than it
-is: on three simulated models with independent errors, and on three scikit-learn models
-of the digits, the maps alone covered a weak model's accuracy or macro AP in 0-30% of
-seeds. The pool alone is the more accurate on the digits, but on the shared fairness
-files' ten models (two classes) its prevalence and accuracy intervals covered in 60-80%
-of seeds: the labels are spent twice (recalibration, then pool), as for binary scores.
-Stacked, the labels decide how far to trust the agreement. Every model's metrics (top-1
-accuracy, macro AP, macro F1) come from the same class draws, so comparisons are paired.
+Neither kind is honest alone: classes drawn from one model's map ignore the other
+models, so a model with independent information looks worse than it is, and the pool
+spends the labels twice (recalibration, then pool), so alone its intervals are too narrow.
+Stacked, the labels decide how far to trust the agreement (``label_model="maps"`` or
+``"pool"`` keep one kind, to compare; evidence: docs/method.md 9b and
+``benchmarks/several_multiclass.py``). Every model's metrics (top-1 accuracy, macro AP,
+macro F1) come from the same class draws, so comparisons are paired.
 
 A degenerate model never enters the label model: probabilities identical for every item
 (nothing to rank), or a top-1 class the labels say is right less often than chance
@@ -51,7 +48,7 @@ BELOW_CHANCE_PROBABILITY = 0.95
 class ManyMulticlassResult(SharedDrawsComparison):
     """Result of :func:`spe.fit_many` on class probabilities: one :class:`MulticlassResult`
     per model (``results[name]``), all on the same class draws, and paired comparisons
-    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.comparison`)."""
+    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.several.comparison`)."""
 
     METRICS = METRICS
 

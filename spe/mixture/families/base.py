@@ -1,6 +1,6 @@
 """The base of every score family: parameters, bounds, priors, one density.
 
-See :mod:`spe.families` for what a family is and how to add one.
+See :mod:`spe.mixture.families` for what a family is and how to add one.
 """
 
 from __future__ import annotations

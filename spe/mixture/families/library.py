@@ -1,4 +1,4 @@
-"""The shipped families of the unit frame, each a small :class:`~spe.family_base.Family`.
+"""The shipped families of the unit frame, each a small :class:`~spe.mixture.families.base.Family`.
 
 ``logpdf`` uses NumPy/``scipy.special``, not ``scipy.stats``: it is the fit's hot loop,
 where scipy's per-element overhead is 10-50x the arithmetic. Each is checked against its
