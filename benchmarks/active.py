@@ -23,7 +23,6 @@ from spe.assessment import class_groups, score_informed_prior, spe_informed_prio
 from spe.assessment.simulate import run, true_accuracy
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "examples"))
 BUDGETS = (20, 50, 100, 200)
 IDENTIFY_BUDGET = 600
 

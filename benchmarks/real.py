@@ -166,13 +166,12 @@ def shared_cases():
 
 def digits_cases():
     try:
-        sys.path.insert(0, str(ROOT / "examples"))
-        from digits_scores import digit_scores, top1_scores
+        from spe.datasets import digits_scores, digits_top1
     except ImportError:
         return {}
     try:
-        out = {f"digits {c}{d}": digit_scores(c, d) for c, d in (("svm", 3), ("logres", 8), ("svm", 8))}
-        out["digits top1"] = top1_scores()
+        out = {f"digits {c}{d}": digits_scores(c, d) for c, d in (("svm", 3), ("logres", 8), ("svm", 8))}
+        out["digits top1"] = digits_top1()
     except ImportError:  # scikit-learn is in the bench extra
         return {}
     return {k: (np.asarray(s, float), np.asarray(y, float)) for k, (s, y) in out.items()}

@@ -33,7 +33,6 @@ from spe.mixture.posterior import importance_sample, run_emcee
 from spe.scores.data import prepare
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "examples"))
 sys.path.insert(0, str(HERE))
 from real import git_commit  # noqa: E402
 GRID = DEFAULT_RECALL_GRID
@@ -47,14 +46,14 @@ def model_data(n, seed, theta=(0.3, 2.0, 0.1, 0.7, 0.12), pair=("gamma", "truncn
 
 
 def datasets(quick):
-    from digits_scores import digit_scores, top1_scores
+    from spe.datasets import digits_scores, digits_top1
 
     out = {"model gamma/truncnorm": model_data(2000, 0)}
     setups = [("svm", 3), ("logres", 8)] if quick else [("svm", 3), ("logres", 8), ("svm", 8)]
     for clf, digit in setups:
-        out[f"digits {clf}{digit}"] = digit_scores(clf, digit)
+        out[f"digits {clf}{digit}"] = digits_scores(clf, digit)
     if not quick:
-        out["digits logres top-1 correct"] = top1_scores()
+        out["digits logres top-1 correct"] = digits_top1()
     return out
 
 
@@ -227,7 +226,7 @@ def _score_classifier():
 def thresholds(quick, log):
     """Equal label budgets: precision >= 0.9 at confidence 0.9 (spe vs MAPIE LTT), and max F1
     (spe vs scikit-learn TunedThresholdClassifierCV), scored on the true labels."""
-    from digits_scores import digit_scores
+    from spe.datasets import digits_scores
     from mapie.risk_control import BinaryClassificationController
     from sklearn.frozen import FrozenEstimator
     from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV
@@ -239,7 +238,7 @@ def thresholds(quick, log):
     score_clf = _score_classifier()
     rows = []
     for clf, digit in setups:
-        s, y = digit_scores(clf, digit)
+        s, y = digits_scores(clf, digit)
         y = y.astype(float)
         order = np.sort(s)
 

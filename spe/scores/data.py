@@ -88,8 +88,8 @@ class ScoreData:
         """Refuse an output that needs every item's score when only counts are held."""
         if not self.item_level:
             raise ValueError(f"{what} needs every item's score, but this fit holds only counts of "
-                             f"{self.n_items} scores (spe.counts); call it on a result fitted from an array, "
-                             "or use res.calibrate(scores) on the items you need")
+                             f"{self.n_items} scores (spe.count_scores, read_parquet, count_dask); call it on a "
+                             "result fitted from an array, or use res.calibrate(scores) on the items you need")
 
     @property
     def n_groups(self) -> int:

@@ -152,7 +152,7 @@ def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, la
     *model_rngs, pool_rng = child_generators(fit_rng, len(included) + 1)
     pool_only = label_model == "pool" and len(included) > 1
     for (name, f), rng in zip(included.items(), model_rngs):
-        with warnings.catch_warnings():  # as in spe.many: a model's own maps are candidates, reported by weight
+        with warnings.catch_warnings():  # as in spe.several.many: a model's own maps are candidates, reported by weight
             warnings.simplefilter("ignore", SamplingWarning)
             own[name] = fit_label_models(f, y, "temperature" if pool_only else "stack", n_draws, rng)
         if not pool_only:
