@@ -6,7 +6,7 @@ random label draws), for a linear SVM on digit 3 ("svm3") and a logistic regress
 ("logres8"). Also one SPE curve with its band at 20 labels against the truth.
 
     pip install -e ".[examples]"
-    python examples/figure2_digits.py [--runs 20]     # writes figures/figure2_*.png
+    python benchmarks/figure2_digits.py [--runs 20]     # writes figures/figure2_*.png
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 
 import spe  # noqa: E402
 
-from digits_scores import digit_scores  # noqa: E402
+from spe.datasets import digits_scores  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 BUDGETS = (10, 20, 50, 100)
@@ -58,7 +58,7 @@ def main(argv=None):
     setups = [("svm", 3), ("logres", 8)]
     fig, axes = plt.subplots(2, 2, figsize=(11, 9))
     for row, (clf, digit) in enumerate(setups):
-        scores, truth = digit_scores(clf, digit)
+        scores, truth = digits_scores(clf, digit)
         truth = truth.astype(float)
         spe_err, naive_err = experiment(scores, truth, args.runs)
         ax = axes[row, 0]

@@ -67,7 +67,8 @@ from spe.calibration.cells import MAX_CELLS  # noqa: E402
 from spe.multiclass.class_maps import PRIOR_SD  # noqa: E402
 
 MARKERS = ("<!-- label-information:start -->", "<!-- label-information:end -->")
-README_MARKERS = ("<!-- label-information-summary:start -->", "<!-- label-information-summary:end -->")
+SUMMARY_MARKERS = ("<!-- label-information-summary:start -->", "<!-- label-information-summary:end -->")
+DOCS_PAGE = HERE.parent / "docs" / "user_guide" / "evidence.md"
 STORED = HERE / "results" / "label_information.json"
 KEYS = ("accuracy", "auc", "auprc")
 METHODS = ("platt", "spe")
@@ -338,7 +339,7 @@ def results_section(stored) -> str:
 
 
 def readme_block(stored) -> str:
-    """The README's block: the correctly specified map's error ratios, world by world."""
+    """The evidence page's block: the correctly specified map's error ratios, world by world."""
     binary = [r for r in stored["binary"] if r["method"] != "labeled only"]
     multi = [r for r in stored["multiclass"] if r["method"] != "labeled only"]
     return "\n".join([
@@ -370,7 +371,7 @@ def main(argv=None):
     ap.add_argument("--several-seeds", type=int, default=40, help="seeds per file and world, several models")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="2 seeds, imdb and bank only, no RESULTS.md")
-    ap.add_argument("--report", action="store_true", help=f"rewrite the RESULTS.md section and README "
+    ap.add_argument("--report", action="store_true", help=f"rewrite the RESULTS.md section and the evidence page's "
                     f"block from {STORED.relative_to(HERE.parent)}, without running")
     args = ap.parse_args(argv)
     if args.report:
@@ -414,7 +415,7 @@ def main(argv=None):
     if not args.report:
         STORED.write_text(json.dumps(stored, indent=1))
     write_section(text, HERE / "RESULTS.md", MARKERS)
-    write_section(readme_block(stored), HERE.parent / "README.md", README_MARKERS)
+    write_section(readme_block(stored), DOCS_PAGE, SUMMARY_MARKERS)
 
 
 if __name__ == "__main__":

@@ -99,7 +99,9 @@ FILES = {
 }
 QUICK_CASES = ("imdb ovr", "bank ovr", "20news top1")
 MARKERS = ("<!-- real-benchmark:start -->", "<!-- real-benchmark:end -->")
-README_MARKERS = ("<!-- real-summary:start -->", "<!-- real-summary:end -->")
+SUMMARY_MARKERS = ("<!-- real-summary:start -->", "<!-- real-summary:end -->")
+#: The user-guide page that quotes the summary block.
+DOCS_PAGE = ROOT / "docs" / "user_guide" / "evidence.md"
 
 
 # ---- metric functions (tested in tests/test_real_benchmark.py) ------------------------
@@ -671,20 +673,23 @@ def report(results, args_text):
     return "\n".join(lines)
 
 
-def write_section(text, path=HERE / "RESULTS.md", markers=MARKERS):
-    """Replace the text between ``markers`` in ``path`` (append the block if absent)."""
-    old = path.read_text() if path.exists() else "# spe benchmark results\n"
+def with_block(old: str, text: str, markers) -> str:
+    """``old`` with the text between ``markers`` replaced by ``text`` (the block appended if absent)."""
     block = f"{markers[0]}\n{text}\n{markers[1]}"
     if markers[0] in old:
         head, rest = old.split(markers[0], 1)
-        new = head + block + rest.split(markers[1], 1)[1]
-    else:
-        new = old.rstrip() + "\n\n" + block + "\n"
-    path.write_text(new)
+        return head + block + rest.split(markers[1], 1)[1]
+    return old.rstrip() + "\n\n" + block + "\n"
+
+
+def write_section(text, path=HERE / "RESULTS.md", markers=MARKERS):
+    """Replace the text between ``markers`` in ``path`` (append the block if absent)."""
+    old = path.read_text() if path.exists() else "# spe benchmark results\n"
+    path.write_text(with_block(old, text, markers))
 
 
 def readme_summary(results) -> str:
-    """The README's block: targets over cases and the SSME protocol, from stored results."""
+    """The evidence page's block: targets over cases and the SSME protocol, from stored results."""
     rows, methods = results["rows"], results["methods"]
     lines = [
         f"From `python benchmarks/real.py` (run {results['date']}, commit {results['commit']}; "
@@ -721,13 +726,13 @@ def readme_summary(results) -> str:
 
 
 def rebuild_report(path=HERE / "results" / "real.json"):
-    """Regenerate the RESULTS.md section, the figure and the README block from stored results."""
+    """Regenerate the RESULTS.md section, the figure and the evidence page's block from stored results."""
     results = json.loads(path.read_text())
     if results.get("ssme"):  # derived tables are recomputed from the stored rows
         results["ssme_summary"] = summary_by_file(results["ssme"])
     text = report(results, results.get("args", ""))
     write_section(text)
-    write_section(readme_summary(results), ROOT / "README.md", README_MARKERS)
+    write_section(readme_summary(results), DOCS_PAGE, SUMMARY_MARKERS)
     figure(results["rows"], results["methods"], ROOT / "figures" / "real_benchmark.png")
     print(text)
 
@@ -817,7 +822,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--json", default=None, help="also write the raw results to this JSON file")
     ap.add_argument("--report", action="store_true",
-                    help="run nothing: rebuild the RESULTS.md section, README block and figure from "
+                    help="run nothing: rebuild the RESULTS.md section, the evidence page's block and figure from "
                          "benchmarks/results/real.json")
     args = ap.parse_args(argv)
     if args.report:
@@ -877,9 +882,9 @@ def main(argv=None):
         (HERE / "results").mkdir(exist_ok=True)
         (HERE / "results" / "real.json").write_text(json.dumps(results, indent=1, default=float))
         write_section(text)
-        write_section(readme_summary(results), ROOT / "README.md", README_MARKERS)
+        write_section(readme_summary(results), DOCS_PAGE, SUMMARY_MARKERS)
         figure(rows, methods, ROOT / "figures" / "real_benchmark.png")
-        log(f"wrote {HERE / 'RESULTS.md'} (real-score section), the README block and figures/real_benchmark.png")
+        log(f"wrote {HERE / 'RESULTS.md'} (real-score section), the evidence page's block and figures/real_benchmark.png")
 
 
 def _has_ssme_lite():

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from real import DATA, git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- speed:start -->", "<!-- speed:end -->")
-README_MARKERS = ("<!-- speed-summary:start -->", "<!-- speed-summary:end -->")
+SUMMARY_MARKERS = ("<!-- speed-summary:start -->", "<!-- speed-summary:end -->")
 REFERENCE = "dc7825e"
 BUDGETS = (10, 20, 50)
 
@@ -212,7 +212,8 @@ def main(argv=None):
     print(text)
     if not args.quick:
         write_section(text, HERE / "RESULTS.md", MARKERS)
-        write_section(readme_block(summary, ratio, large, args.reference), ROOT / "README.md", README_MARKERS)
+        write_section(readme_block(summary, ratio, large, args.reference), ROOT / "docs" / "user_guide" / "evidence.md",
+                      SUMMARY_MARKERS)
 
 
 def readme_block(summary, ratio, large, reference):

@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 from real import git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- suggest:start -->", "<!-- suggest:end -->")
-README_MARKERS = ("<!-- suggest-summary:start -->", "<!-- suggest-summary:end -->")
+SUMMARY_MARKERS = ("<!-- suggest-summary:start -->", "<!-- suggest-summary:end -->")
 CASES = ("imdb ovr", "bank ovr", "compas ovr", "20news top1", "digits svm8", "digits logres8", "mnist ovr")
 QUICK_CASES = ("bank ovr", "digits svm8")
 START, STEP, END = 10, 10, 50
@@ -145,7 +145,8 @@ def main(argv=None):
     print(text)
     if not args.quick:
         write_section(text, HERE / "RESULTS.md", MARKERS)
-        write_section(readme_block(summary, met, kept, runs), HERE.parent / "README.md", README_MARKERS)
+        write_section(readme_block(summary, met, kept, runs), HERE.parent / "docs" / "user_guide" / "assessment.md",
+                      SUMMARY_MARKERS)
 
 
 SUMMARY_COLS = [f"{arm}_{k}_50" for k in ("width", "cov", "err") for arm in ARMS]

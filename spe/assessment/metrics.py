@@ -83,7 +83,7 @@ class BetaGroups:
 
 
 def rope_probabilities(groups: BetaGroups, g1, g2, epsilon=0.05, rng=None, n=10_000):
-    """(P(d < -eps), P(|d| <= eps), P(d > eps)) for d = theta_g1 - theta_g2."""
+    """``(P(d < -eps), P(abs(d) <= eps), P(d > eps))`` for ``d = theta_g1 - theta_g2``."""
     rng = np.random.default_rng(rng)
     d = rng.beta(groups.alpha[g1], groups.beta[g1], n) - rng.beta(groups.alpha[g2], groups.beta[g2], n)
     return np.array([np.mean(d < -epsilon), np.mean(np.abs(d) <= epsilon), np.mean(d > epsilon)])

@@ -142,7 +142,7 @@ class CurveBand:
         return cls(x, y, lower, upper, draws, weights, level, kind)
 
     def area_between(self, other_y) -> float:
-        """Integral over the grid of |y - other_y| (trapezoid rule)."""
+        """Integral over the grid of ``abs(y - other_y)`` (trapezoid rule)."""
         return float(np.trapezoid(np.abs(self.y - np.asarray(other_y, float)), self.x))
 
 
