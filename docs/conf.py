@@ -34,6 +34,7 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
+highlight_language = "text"  # unlabelled blocks are program output, not Python
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
