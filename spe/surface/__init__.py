@@ -1,11 +1,17 @@
-"""Accuracy surfaces: a classifier's accuracy over every combination of attributes (AAA).
+"""Accuracy surfaces: a classifier's accuracy on every combination of attributes (AAA).
 
 Data flow: attributes -> arms (:mod:`.arms`) -> counts per arm and confidence cell
-(:mod:`.counts`, mergeable) -> estimators of each arm's accuracy (:class:`.ArmEstimate`).
+(:mod:`.counts`, mergeable) -> the multilevel model of correctness with the recalibrated
+confidence (:mod:`.effects`, :mod:`.laplace`, :mod:`.model`) -> draws of each arm's
+realised accuracy (:mod:`.realised`) -> :class:`AccuracySurface` (tables, marginals,
+which items to label next (:mod:`.explore`), summary and heatmap (:mod:`.report`)).
 """
 
 from .arms import Arms, encode_arms
 from .counts import ArmCounts, count_arms
 from .estimate import ArmEstimate
+from .fit import accuracy_surface, surface_from_counts
+from .result import AccuracySurface
 
-__all__ = ["Arms", "encode_arms", "ArmCounts", "count_arms", "ArmEstimate"]
+__all__ = ["accuracy_surface", "surface_from_counts", "AccuracySurface", "Arms", "encode_arms", "ArmCounts",
+           "count_arms", "ArmEstimate"]

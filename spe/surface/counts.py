@@ -133,7 +133,7 @@ class ArmCounts:
         bins = np.concatenate([self.cell_bins(), other.cell_bins()])
         stacked = [np.concatenate([getattr(self, f), getattr(other, f)])
                    for f in ("x_sum", "n_items", "n_labeled", "n_correct")]
-        return _aggregate(arm_values, bins, *stacked, self.has_confidence)
+        return _aggregate(arm_values, bins, *stacked, self.has_confidence)[0]
 
     def cell_bins(self) -> np.ndarray:
         return np.floor(self.cell_x / CELL_WIDTH).astype(np.int64) if self.has_confidence else np.zeros(
@@ -144,7 +144,8 @@ class ArmCounts:
                 f"{self.n_labeled.sum():.0f} labeled, {self.cell_arm.size} cells)")
 
 
-def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence) -> ArmCounts:
+def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence) -> tuple[ArmCounts, np.ndarray]:
+    """Counts per (arm, cell) of rows with the given arm values, and each row's arm."""
     arms = encode_arms(arm_values)
     key = arms.item_arm * (bins.max() - bins.min() + 1) + (bins - bins.min())
     cells, cell_of = np.unique(key, return_inverse=True)
@@ -154,11 +155,12 @@ def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence) -> Ar
     def total(v):
         return np.bincount(cell_of, weights=v, minlength=cells.size)
 
-    return ArmCounts(arms.names, arms.levels, arms.codes, arms.item_arm[first], total(x), total(n),
-                     total(n_lab), total(n_cor), has_confidence)
+    counts = ArmCounts(arms.names, arms.levels, arms.codes, arms.item_arm[first], total(x), total(n),
+                       total(n_lab), total(n_cor), has_confidence)
+    return counts, arms.item_arm
 
 
-def count_arms(attributes, correct, confidence=None, weights=None) -> ArmCounts:
+def count_arms(attributes, correct, confidence=None, weights=None, return_item_arm=False):
     """Count items per arm and confidence cell (one chunk; merge chunks with ``merge``).
 
     Parameters
@@ -168,6 +170,12 @@ def count_arms(attributes, correct, confidence=None, weights=None) -> ArmCounts:
     confidence : (N,) in [0, 1], optional
     weights : (N,) nonnegative, optional
         Fractional item counts (an item split across arms by uncertain attributes).
+    return_item_arm : bool
+        Also return each item's arm (its row in ``codes``).
+
+    Returns
+    -------
+    ArmCounts, or (ArmCounts, item_arm)
     """
     from .arms import attribute_columns
 
@@ -179,4 +187,6 @@ def count_arms(attributes, correct, confidence=None, weights=None) -> ArmCounts:
     bins = np.floor(x / CELL_WIDTH).astype(np.int64) if conf is not None else np.zeros(n, dtype=np.int64)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     labeled = ~np.isnan(y)
-    return _aggregate(columns, bins, w * x, w, w * labeled, w * np.where(labeled, y, 0.0), conf is not None)
+    counts, item_arm = _aggregate(columns, bins, w * x, w, w * labeled, w * np.where(labeled, y, 0.0),
+                                  conf is not None)
+    return (counts, item_arm) if return_item_arm else counts
