@@ -46,9 +46,11 @@ from .comparison import SharedDrawsComparison, equal_weight_estimate
 from ..pooling.label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .many_multiclass import fit_many_multiclass
+from .model_result import ModelResult, item_mean_probabilities
 from ..exceptions import SamplingWarning
-from .._util.seeds import child_generators
+from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
+from ..scores.data import prepare
 from ..scores.frame import looks_like_probabilities
 from ..scores.orientation import ORIENTATION_PROBABILITY, reversed_probability
 from ..scores.validation import as_labels, as_score_array
@@ -149,19 +151,25 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
 
 class ManyResult(SharedDrawsComparison):
     """Result of :func:`fit_many`: shared label draws and every model's metrics from them
-    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.several.comparison`)."""
+    (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
+    :mod:`spe.several.comparison`); ``res[name]`` is that model's
+    :class:`~spe.several.model_result.ModelResult`, with every accessor of :func:`spe.fit`'s
+    result on the shared draws."""
 
     METRICS = METRICS
 
     def __init__(self, scores: dict, labels, label_model: LabelPosterior, label_draws, excluded: dict,
-                 thresholds: dict):
+                 thresholds: dict, seed=0):
         self.scores = scores
         self.labels = labels
         self.label_model = label_model
         self.label_draws = label_draws  # (draws, N) bool, labeled items fixed
         self.excluded = excluded
         self.thresholds = thresholds
+        self._seed = seed
         self._metric_draws = {}
+        self._results = {}
+        self._prob_positive = None
 
     @property
     def names(self) -> list:
@@ -193,6 +201,30 @@ class ManyResult(SharedDrawsComparison):
                                         "average precision": SW.sample_average_precision(sweep),
                                         "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
         return self._metric_draws[name]
+
+    def _result(self, name) -> ModelResult:
+        if name not in self._results:
+            k = self.names.index(name)
+            with warnings.catch_warnings():  # fit_many has warned about the data once already
+                warnings.simplefilter("ignore", UserWarning)
+                try:
+                    data = prepare(self.scores[name], self.labels)
+                except ValueError as exc:
+                    raise ValueError(f"model {name!r}: {exc}") from None
+            self._results[name] = ModelResult(name, data, self.label_model, self.label_draws, self.prob_positive,
+                                              child_seeds(np.random.SeedSequence([self._seed, k]), 3),
+                                              self.excluded.get(name, ""))
+        return self._results[name]
+
+    def prob_positive(self) -> np.ndarray:
+        """Posterior P(y_i = 1 | every model's scores, the labels) per item; labeled items:
+        their label."""
+        if self._prob_positive is None:
+            p = item_mean_probabilities(self.label_model, self.labels.size)
+            known = ~np.isnan(self.labels)
+            p[known] = self.labels[known]
+            self._prob_positive = p
+        return self._prob_positive.copy()
 
     def prevalence(self, level=0.9) -> C.Estimate:
         """Fraction of positives among these items, from the shared label draws."""
@@ -311,4 +343,6 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated)
-    return ManyResult(arrays, y, model, draw_labels(model, y, draw_rng), excluded, thresholds)
+    draws = draw_labels(model, y, draw_rng)
+    # drawn after the labels, so the seeds of each model's result leave every number above as it was
+    return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)))
