@@ -50,6 +50,8 @@ from .model_result import ModelResult, item_mean_probabilities
 from ..exceptions import SamplingWarning
 from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
+from ..multiclass.inputs import LAZY_HINT as CLASS_LAZY_HINT
+from ..scores.columns import eager_values, frame_models, refuse_lazy
 from ..scores.data import prepare
 from ..scores.frame import looks_like_probabilities
 from ..scores.orientation import ORIENTATION_PROBABILITY, reversed_probability
@@ -65,6 +67,10 @@ LABEL_MODELS = ("stack", "maps", "pool")
 MIN_DISTINCT_EVIDENCE = 3
 #: Items per block when labels are drawn, so memory stays (draws x block).
 _DRAW_CELLS = 4_000_000
+#: Why a lazy collection is refused: the shared labels are drawn item by item.
+LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it needs every score in memory: "
+             "call .compute() if they fit, or evaluate each model alone from counts with "
+             "spe.fit(spe.count_dask(scores, labels)) (no paired comparisons)")
 
 
 class ItemScoreModel:
@@ -264,12 +270,16 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
 
     Parameters
     ----------
-    scores : dict of name -> array-like of shape (N,) or (N, K)
+    scores : dict of name -> array-like of shape (N,) or (N, K), or a DataFrame
         Each model's scores for the same N items (probabilities or any real scale;
         higher means positive), or every model's (N, K) class probabilities (or logits)
         for the same K classes: then the result is a
         :class:`~spe.several.many_multiclass.ManyMulticlassResult` (top-1 accuracy, macro AP,
-        macro F1 per model from shared class draws).
+        macro F1 per model from shared class draws). Values may be NumPy arrays or pandas,
+        polars or pyarrow columns (or frames of class probabilities); a pandas or polars
+        DataFrame (or pyarrow Table) gives one model per column. Lazy Dask collections are
+        refused (every item's label is drawn): ``.compute()`` them, or fit one model from
+        counts with ``spe.fit(spe.count_dask(...))``.
     labels : array-like of shape (N,), optional
         As in :func:`spe.fit` (1/0, yes/no, NaN/None/blank = unlabeled); for class
         probabilities, class indices 0..K-1 (-1/NaN/None = unlabeled).
@@ -297,8 +307,14 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     -------
     ManyResult or ManyMulticlassResult
     """
+    scores = frame_models(scores) or scores  # a DataFrame: one column per model
     if not isinstance(scores, dict) or len(scores) < 1:
-        raise TypeError("scores must be a dict {model name: scores}")
+        raise TypeError("scores must be a dict {model name: scores} (or a pandas/polars DataFrame, "
+                        "one column per model)")
+    for name, values in [*scores.items(), ("labels", labels)]:
+        hint = CLASS_LAZY_HINT if getattr(values, "ndim", 1) == 2 else LAZY_HINT
+        refuse_lazy(values, "labels" if name == "labels" else f"scores[{name!r}]", hint)
+    scores = {k: eager_values(v) for k, v in scores.items()}
     if calibrated is not None and not isinstance(calibrated, (bool, np.bool_)):
         raise TypeError(f"calibrated must be True, False or None, got {calibrated!r}")
     matrices = [np.ndim(v) == 2 for v in scores.values()]
