@@ -21,7 +21,9 @@ from ._util.progress import check_show, stage_bar
 from .report.results import SPEResult
 from .scores.frame import looks_like_probabilities
 from .scores.orientation import check_orientation
+from .scores.columns import is_lazy
 from .scores.counts import ScoreCounts
+from .scores.sources import count_lazy
 from .scores.data import DEFAULT_MAX_GROUPS, prepare, prepare_counts
 from .scores.validation import as_labels, as_scores
 from ._util.seeds import child_seeds
@@ -87,15 +89,20 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     Parameters
     ----------
-    scores : array-like of shape (N,), or ScoreCounts
+    scores : array-like of shape (N,), a lazy Dask array or Series, or ScoreCounts
         Classifier scores for every item; higher means "more positive". Any real scale.
-        Data larger than memory: a :class:`~spe.scores.counts.ScoreCounts` from
+        A NumPy array or list, or a pandas, polars or pyarrow column (pandas and polars
+        are optional and never imported by spe). Data larger than memory: a lazy Dask
+        array or dataframe column, counted block by block by :func:`spe.count_dask` (never
+        loaded whole), or a :class:`~spe.scores.counts.ScoreCounts` from
         :func:`spe.read_parquet`, :func:`spe.count_dask` or :func:`spe.count_scores`, which
         holds the labels too; per-item outputs (``prob_positive``, ``suggest_labels``) then
         need the items and refuse.
     labels : array-like of shape (N,), optional
-        1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled;
-        ``None``: no labels at all. See ``positive_label`` for other codings.
+        1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled
+        (nulls of a pandas, polars or pyarrow column too); ``None``: no labels at all. See
+        ``positive_label`` for other codings. With lazy scores: a Dask collection chunked
+        like them, or an in-memory array (with a Dask array of scores).
     model : "auto", "mixture", "platt", "beta", "spline", "calibrated", "cells" or a list of them
         The score models: the SPE score mixture, Bayesian calibration maps (Platt
         scaling, beta calibration and piecewise Platt, with a slope per quartile segment
@@ -213,7 +220,10 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
 
 def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
-    """(scores for the scale checks, builder of the ScoreData) from items or from counts."""
+    """(scores for the scale checks, builder of the ScoreData) from items or from counts;
+    lazy Dask scores are counted block by block first, never loaded whole."""
+    if is_lazy(scores) or is_lazy(labels):
+        scores, labels, positive_label = count_lazy(scores, labels, positive_label=positive_label), None, None
     if isinstance(scores, ScoreCounts):
         if labels is not None or positive_label is not None:
             raise ValueError("with ScoreCounts the labels are counted with the scores: pass them to "

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..multiclass import fit_multiclass
 from ..report.html import save_figure, write_outputs
+from ..scores.sources import read_parquet
 from ..scores.tables import parse_labels, parse_scores, read_table
 from ..scores.validation import MISSING_TOKENS
 from ..several import fit_many
@@ -28,14 +29,31 @@ def run(args):
         raise CLIError("give --score-col (one model, or several: a,b,c), --prob-cols (class probabilities) or "
                        "--prob-prefix (multiclass models by column prefix)")
     if len(columns(args.score_col)) > 1:
+        if args.stream:
+            raise CLIError("--stream counts one score column; several models need every score in memory")
         return _fit_many_table(args)
-    scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
+    if args.stream:
+        scores, labels = _streamed_counts(args), None
+    else:
+        scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
     res = fit_result(scores, labels, args)
     out = Path(args.out)
     summ = res.summary(args.level)
     print(summ, flush=True)  # the numbers first; figures take seconds
     write_outputs(res, summ, out, args.level)
     print(f"wrote {out / 'summary.json'}, figures and {out / 'report.html'} (one file to share)")
+
+
+def _streamed_counts(args):
+    """The Parquet file or dataset counted batch by batch (spe.read_parquet): never loaded whole."""
+    if Path(args.data).suffix.lower() not in (".parquet", ".pq") and not Path(args.data).is_dir():
+        raise CLIError(f"--stream reads a Parquet file or a directory of them, not {args.data}")
+    try:
+        return read_parquet(args.data, args.score_col, args.label_col, positive_label=args.positive_label)
+    except ImportError as exc:
+        raise CLIError(str(exc)) from None
+    except (ValueError, OSError) as exc:
+        raise as_flags(exc, ("positive_label",)) from None
 
 
 def _fit_many_table(args):
@@ -185,5 +203,8 @@ def add_parser(sub):
     p.add_argument("--label-col", default=None,
                    help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
     p.add_argument("--out", default="spe-out", help="output folder")
+    p.add_argument("--stream", action="store_true",
+                   help="count a Parquet file or directory batch by batch (spe.read_parquet) instead of loading it: "
+                        "for one score column larger than memory (per-item outputs are then not written)")
     add_fit_options(p)
     p.set_defaults(func=run)

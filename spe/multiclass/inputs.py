@@ -7,12 +7,21 @@ import numbers
 import numpy as np
 from scipy import special
 
+from ..scores.columns import eager_values, refuse_lazy
 from ..scores.frame import PROBABILITY_EPS, PROBABILITY_TOLERANCE, looks_like_probabilities
 
+#: Class probabilities are needed item by item (each item's class is drawn), so a lazy
+#: collection cannot be reduced to counts as one score per item can.
+LAZY_HINT = ("class probabilities are needed item by item (every item's class is drawn), so they cannot be "
+             "streamed: call .compute() if the (N, K) matrix fits in memory, or fit a sample of the items")
+
+
 def as_class_scores(scores) -> tuple[np.ndarray, str]:
-    """(log-probabilities or logits as an (N, K) float array, "probabilities" or "logits")."""
+    """(log-probabilities or logits as an (N, K) float array, "probabilities" or "logits");
+    pandas, polars and pyarrow frames are read as arrays, lazy Dask collections refused."""
+    refuse_lazy(scores, "the class probabilities", LAZY_HINT)
     try:
-        arr = np.asarray(scores, dtype=float)
+        arr = np.asarray(eager_values(scores), dtype=float)
     except (TypeError, ValueError):
         raise TypeError("class scores must be an (N, K) array of numbers") from None
     if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 2:
@@ -37,6 +46,8 @@ def as_class_labels(labels, n: int, k: int) -> np.ndarray:
     """Class indices as int64, -1 for unlabeled (given as -1, NaN or None)."""
     if labels is None:
         return np.full(n, -1, dtype=np.int64)
+    refuse_lazy(labels, "labels", LAZY_HINT)
+    labels = eager_values(labels)
     arr = np.asarray(labels, dtype=object).ravel() if not hasattr(labels, "dtype") else np.asarray(labels).ravel()
     if arr.shape[0] != n:
         raise ValueError(f"labels has length {arr.shape[0]} but the class scores have {n} rows")

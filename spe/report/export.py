@@ -33,9 +33,11 @@ def inference_data(fit, labeled_scores, labels, draw_index, log_weight=None):
     return az.from_dict(**groups)
 
 
-def export_draws(fit, data, resampled=None):
+def export_draws(fit, data, resampled=None, labeled_inputs=None):
     """InferenceData of one score model of a fit on ``data`` (a :class:`~spe.scores.ScoreData`).
 
+    ``labeled_inputs``: what ``fit`` takes for the labeled items (default: their scores;
+    the label models of :func:`spe.fit_many` take item indices).
     emcee draws keep their chains; weighted draws (importance sampling, or a chain on
     pooled scores reweighted to the exact ones) are exported as ``resampled`` (indices
     resampled by weight) or, when None, raw with their ``log_weight``.
@@ -47,4 +49,5 @@ def export_draws(fit, data, resampled=None):
         index, log_weight = np.arange(fit.n_draws), np.log(fit.weights)
     else:
         index, log_weight = resampled, None
-    return inference_data(fit, data.labeled_scores, data.labeled_labels, index, log_weight)
+    inputs = data.labeled_scores if labeled_inputs is None else labeled_inputs
+    return inference_data(fit, inputs, data.labeled_labels, index, log_weight)

@@ -97,8 +97,13 @@ class SPEResult:
         if self.data.n_labeled == 0:
             return {}
         rng = np.random.default_rng(self._check_seed)
-        return {name: check_labels(fit, self.data.labeled_scores, self.data.labeled_labels, rng)
+        return {name: check_labels(fit, self._labeled_inputs, self.data.labeled_labels, rng)
                 for name, fit in self.fits.items()}
+
+    @property
+    def _labeled_inputs(self) -> np.ndarray:
+        """What the score models take for the labeled items: their scores."""
+        return self.data.labeled_scores
 
     # ---- label draws and sweeps (cached) -----------------------------------------------
     @cached_property
@@ -106,10 +111,15 @@ class SPEResult:
         """Each score group's score on the input scale (what the score models take)."""
         return self.data.frame.from_unit(self.data.z)
 
+    def _group_prob_of(self, model) -> np.ndarray:
+        """(draws, groups) P(y = 1) of an unlabeled item in each score group under ``model``
+        (the pooled posterior or one score model)."""
+        return model.prob_positive(self._group_scores)
+
     @cached_property
     def group_prob(self) -> np.ndarray:
         """(draws, groups) P(y = 1) of an unlabeled item in each score group, per draw."""
-        return self.label_posterior.prob_positive(self._group_scores)
+        return self._group_prob_of(self.label_posterior)
 
     @cached_property
     def positive_counts(self) -> np.ndarray:
@@ -165,7 +175,7 @@ class SPEResult:
             out = {}
             for k, (name, fit) in enumerate(self.fits.items()):
                 rng = np.random.default_rng([self._label_seed, k])
-                counts = draw_positive_counts(fit.prob_positive(self._group_scores), self.data, rng)
+                counts = draw_positive_counts(self._group_prob_of(fit), self.data, rng)
                 sweep = SW.Sweep(counts, self.data.n_total)
                 out[name] = {"prevalence": C.Estimate.from_draws("prevalence", sweep.n_pos / sweep.n_items,
                                                                  fit.weights, level),
@@ -275,7 +285,8 @@ class SPEResult:
         if model is None and len(self.fits) > 1:
             return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
         name = model or next(iter(self.fits))
-        return export_draws(self._fit(name), self.data, self.resample(seed, name) if resample else None)
+        return export_draws(self._fit(name), self.data, self.resample(seed, name) if resample else None,
+                            self._labeled_inputs)
 
     # ---- plots (see spe.plot) ---------------------------------------------------------
     plot_fit = _plot("plot_fit", "Score histogram with fitted densities and bands.")

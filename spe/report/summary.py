@@ -40,14 +40,15 @@ def summarize(res, level=0.9) -> Summary:
     checks = res.label_checks
     models = {k: f.describe() | ({"label_check": checks[k].as_dict()} if k in checks else {})
               for k, f in res.fits.items()}
-    n_pairs = len(res.fits["mixture"].selection) if "mixture" in res.fits else 0
+    mixture = res.mixture
+    n_pairs = len(mixture.selection) if mixture is not None else 0
     lines = [
         "SPE: semisupervised performance evaluation",
         f"  items: {d.n_items} ({d.n_labeled} labeled: {int(d.n_pos.sum())} positive, "
         f"{int(d.n_neg.sum())} negative)",
         # the frame is the mixture's scale; without a mixture it says nothing about the fit
         (f"  score frame: [{d.frame.lower:.6g}, {d.frame.upper:.6g}] ({d.frame.source}); "
-         if "mixture" in res.fits else "  scores: ")
+         if mixture is not None else "  scores: ")
         + (f"exact compression ({d.n_groups} distinct values)" if d.exact
            else f"scores pooled into {d.n_groups} fine bins"),
         "  score models (weight; " + res.label_posterior.weighting + "):",
@@ -85,7 +86,7 @@ def summarize(res, level=0.9) -> Summary:
         "model_estimates": {name: {k: e.as_dict() for k, e in est.items()} for name, est in own.items()},
         "model_disagreement": verdict,
     }
-    if "mixture" in res.fits:
+    if mixture is not None:
         data["families"] = models["mixture"]["families"]
         data["family_selection"] = [r.__dict__.copy() for r in res.fits["mixture"].selection]
     return Summary("\n".join(lines), data)
@@ -119,7 +120,7 @@ def describe_lines(name, info, n_pairs=0):
     """Plain-language lines for one score model's ``describe()`` dict."""
     khat = info.get("pareto_khat")
     khat = "n/a" if khat is None else f"{khat:.2f}"
-    if name != "mixture":
+    if "families" not in info:  # a calibration map or a label model, not the mixture
         mean = ", ".join(f"{k} {v:.3g}" for k, v in info["posterior_mean"].items())
         return [f"on the {info['feature']}; posterior mean {mean}",
                 f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]

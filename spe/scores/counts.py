@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .columns import eager_values, refuse_lazy
 from .validation import as_labels
 
 #: Keys kept before scores are binned (then ~32 MiB of counts).
@@ -243,9 +244,12 @@ def _combine_equal_keys(keys, count, total, low, high):
 
 
 def count_scores(scores, labels=None, *, chunk_size: int = 1 << 22, max_keys: int = DEFAULT_MAX_KEYS) -> ScoreCounts:
-    """Reduce in-memory scores (and labels) chunk by chunk; see :mod:`spe.scores.counts`."""
-    s = np.asarray(scores)
-    y = None if labels is None else np.asarray(labels, dtype=np.float64)
+    """Reduce in-memory scores (and labels) chunk by chunk; see :mod:`spe.scores.counts`.
+    Lazy Dask collections: :func:`spe.count_dask`."""
+    for values, name in ((scores, "scores"), (labels, "labels")):
+        refuse_lazy(values, name, "count it where it lives with spe.count_dask(scores, labels)")
+    s = np.asarray(eager_values(scores))
+    y = None if labels is None else np.asarray(eager_values(labels), dtype=np.float64)
     if s.ndim != 1:
         raise ValueError(f"scores must be one-dimensional, got shape {s.shape}")
     if y is not None and y.shape != s.shape:

@@ -256,7 +256,8 @@ def prepare_counts(counts, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS, t
     if y.size == counts.n_items and np.unique(y).size == 1:
         raise ValueError("every item is labeled and all are of one class: the curves are undefined")
     frame = ScoreFrame.from_scores(np.array([counts.minimum, counts.maximum]), score_range, transform=transform)
-    unique_z = frame.to_unit(counts.means)
+    # exact keys are the scores themselves; their sum / count can differ from them in the last bit
+    unique_z = frame.to_unit(counts.keys if counts.exact else counts.means)
     exact = counts.exact and counts.keys.size <= max_groups
     unique_to_group = np.arange(counts.keys.size) if exact else _pool(unique_z, counts.count, max_groups)
     n_groups = int(unique_to_group[-1]) + 1

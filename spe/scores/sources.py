@@ -17,12 +17,18 @@ and any other non-null value negative. Only labeled items are kept item by item.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from .columns import is_lazy
 from .counts import DEFAULT_MAX_KEYS, ScoreCounts
+from .validation import as_labels
 
 #: Rows per Parquet batch: ~16 MiB of float64 scores.
 DEFAULT_BATCH_ROWS = 1 << 21
+#: Items reduced at a time within a Dask block (whatever the block's size).
+BLOCK_SLICE = 1 << 21
 
 
 def _labels_to_float(values, positive_label, where: str) -> np.ndarray:
@@ -94,8 +100,16 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
 
 
 def _count_block(scores, labels, max_keys, positive_label):
-    y = None if labels is None else _labels_to_float(labels, positive_label, "in a block")
-    return ScoreCounts.from_arrays(np.asarray(scores, dtype=np.float64), y, max_keys)
+    """One block's counts, reduced slice by slice: the temporaries (sorted copy, bin keys,
+    parsed labels) stay a slice's size whatever the block's."""
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    lab = None if labels is None else np.asarray(labels).ravel()
+    out = ScoreCounts.empty(max_keys)
+    for start in range(0, s.size, BLOCK_SLICE):
+        part = slice(start, start + BLOCK_SLICE)
+        y = None if lab is None else _labels_to_float(lab[part], positive_label, "in a block")
+        out = out.merge(ScoreCounts.from_arrays(s[part], y, max_keys, out.bits))
+    return out
 
 
 def _merge_all(*parts):
@@ -106,12 +120,14 @@ def _merge_all(*parts):
 
 
 def count_dask(scores, labels=None, *, positive_label=None, max_keys: int = DEFAULT_MAX_KEYS,
-               split_every: int = 8, compute: bool = True):
+               split_every: int = 8, compute: bool = True, scheduler=None):
     """Counts of a ``dask.array`` (1-D) or ``dask.dataframe`` column of scores, reduced where
     the blocks live and merged in a tree of fan-in ``split_every``.
 
     ``labels``: a Dask collection chunked like ``scores`` (same partitions), or None.
-    ``compute=False`` returns the delayed result (to compute with other work).
+    ``compute=False`` returns the delayed result (to compute with other work);
+    ``scheduler``: passed to ``compute`` (None: Dask's default, or the active
+    ``dask.distributed`` client).
     """
     try:
         import dask
@@ -128,7 +144,9 @@ def count_dask(scores, labels=None, *, positive_label=None, max_keys: int = DEFA
     level = [count(b, lab, max_keys, positive_label) for b, lab in zip(blocks, label_blocks)]
     while len(level) > 1:
         level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
-    return level[0].compute() if compute else level[0]
+    if not compute:
+        return level[0]
+    return level[0].compute() if scheduler is None else level[0].compute(scheduler=scheduler)
 
 
 def _blocks(collection, name):
@@ -144,3 +162,49 @@ def _blocks(collection, name):
             collection = collection[collection.columns[0]]
         return list(collection.to_dask_array(lengths=True).to_delayed().ravel())
     raise TypeError(f"{name} must be a dask array or dask dataframe column, got {type(collection).__name__}")
+
+
+def count_lazy(scores, labels=None, *, positive_label=None) -> ScoreCounts:
+    """:func:`spe.fit`'s path for lazy scores: :func:`count_dask`, one pass block by block,
+    never the whole array in memory. In-memory labels with a 1-D dask array of scores are
+    validated and chunked like the scores; with a Dask dataframe column, give the labels
+    as a column of the same dataframe."""
+    if not is_lazy(scores):
+        raise TypeError("the labels are a lazy Dask collection but the scores are not: give both lazily "
+                        "(spe.fit counts them block by block with spe.count_dask) or compute the labels")
+    if labels is not None and not is_lazy(labels):
+        labels = _chunked_like(scores, labels, positive_label)
+        positive_label = None
+    # a merge tree of fan-in 2: fewer blocks' counts (up to 2^20 keys each) wait to be merged
+    return count_dask(scores, labels, positive_label=positive_label, split_every=2,
+                      scheduler=_scheduler_of_choice())
+
+
+def _scheduler_of_choice():
+    """The user's scheduler (an active ``dask.distributed`` client, or one set in
+    ``dask.config``) if any, else one block at a time in this process: Dask's default thread
+    pool holds a block per thread and keeps their freed memory (measured in
+    ``benchmarks/lazy.py``), for no gain in speed on a reduction this size."""
+    import dask
+
+    if dask.config.get("scheduler", None) is not None:
+        return None
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        try:
+            distributed.default_client()
+            return None
+        except ValueError:
+            pass
+    return "sync"
+
+
+def _chunked_like(scores, labels, positive_label):
+    """In-memory labels as a dask array chunked like the 1-D dask array ``scores``."""
+    chunks = getattr(scores, "chunks", None)
+    if chunks is None or getattr(scores, "ndim", 0) != 1 or np.isnan(scores.shape[0]):
+        raise TypeError("with a lazy Dask dataframe column of scores, give the labels as a column of the same "
+                        "dataframe (same partitions), or None")
+    import dask.array as da
+
+    return da.from_array(as_labels(labels, int(scores.shape[0]), positive_label=positive_label), chunks=chunks)

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .columns import eager_values, refuse_lazy
+
+
 def as_score_array(scores, name="scores") -> np.ndarray:
-    """A non-empty 1-D float array of finite real numbers, or a clear error."""
+    """A non-empty 1-D float array of finite real numbers, or a clear error (pandas, polars
+    and pyarrow columns are read as arrays; a lazy Dask collection is refused)."""
     if scores is None:
         raise ValueError(f"{name} are required: got None")
+    refuse_lazy(scores, name)
     try:
-        arr = np.asarray(scores)
+        arr = np.asarray(eager_values(scores))
     except Exception as exc:  # ragged nested lists and the like
         raise TypeError(f"{name} must be a 1-D array of numbers ({exc})") from None
     if arr.dtype == bool:
@@ -22,6 +27,11 @@ def as_score_array(scores, name="scores") -> np.ndarray:
         raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
         raise TypeError(f"{name} must be real numbers, got complex values")
+    if arr.dtype == object:  # nulls of a pandas, polars or Arrow column arrive as None
+        missing = np.array([v is None for v in arr.ravel().tolist()], dtype=bool)
+        if missing.any():
+            raise ValueError(f"{name} must be finite: {int(missing.sum())} missing value(s), first at index "
+                             f"{int(np.flatnonzero(missing)[0])}")
     try:
         arr = arr.astype(float)
     except (TypeError, ValueError):
@@ -106,13 +116,16 @@ def as_labels(labels, n: int, positive_label=None, rows=None) -> np.ndarray:
     """Validate labels: one parser for the API and the CLI.
 
     Accepted: 1/0 (numbers or text), True/False, "true"/"false", "yes"/"no"; NaN, None,
-    blank, "NA", "null", "?" mean unlabeled; ``labels=None`` means no labels at all. With
+    blank, "NA", "null", "?" mean unlabeled (and the nulls of a pandas, polars or pyarrow
+    column); ``labels=None`` means no labels at all. With
     ``positive_label``, that value means positive and every other non-missing value
     negative. Anything else is refused naming the item (``rows``: the file row number of
     each item, to name rows instead).
     """
     if labels is None:
         return np.full(n, np.nan)
+    refuse_lazy(labels, "labels")
+    labels = eager_values(labels)
     arr = np.asarray(labels, dtype=object if not hasattr(labels, "dtype") else None)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()

@@ -4,5 +4,6 @@ label draws, each model's metrics and paired comparisons (P(best), P(a beats b))
 from .comparison import SharedDrawsComparison
 from .many import ManyResult, fit_many
 from .many_multiclass import ManyMulticlassResult
+from .model_result import ModelResult
 
-__all__ = ["fit_many", "ManyResult", "ManyMulticlassResult", "SharedDrawsComparison"]
+__all__ = ["fit_many", "ManyResult", "ManyMulticlassResult", "ModelResult", "SharedDrawsComparison"]

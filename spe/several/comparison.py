@@ -22,9 +22,56 @@ def equal_weight_estimate(name, draws, level) -> C.Estimate:
 
 
 class SharedDrawsComparison:
-    """Metrics with intervals, P(beats), P(best), ranking and a plot from shared draws."""
+    """Metrics with intervals, P(beats), P(best), ranking, a table and a plot from shared draws.
+
+    Also a read-only mapping of the models: ``res[name]`` is one model's full result (on the
+    shared draws), ``len(res)`` the number of models, ``for name in res`` their names in the
+    order given, ``name in res`` and ``res.items()``.
+    """
 
     METRICS: tuple = ()
+
+    # ---- one model's result -----------------------------------------------------------
+    def _result(self, name):
+        raise NotImplementedError
+
+    def __getitem__(self, name):
+        if name not in self.names:
+            raise KeyError(f"no model {name!r}; models: {', '.join(map(repr, self.names))}")
+        return self._result(name)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __contains__(self, name) -> bool:
+        return name in self.names
+
+    def items(self):
+        """(name, that model's result) pairs, in the order the models were given."""
+        return [(name, self[name]) for name in self.names]
+
+    # ---- tables -------------------------------------------------------------------------
+    def to_records(self, level=0.9) -> list[dict]:
+        """One dict per model and metric: model, metric, median, lower, upper, level, P(best)
+        (ties shared) and why the model is excluded from the label model ('' if not)."""
+        best = {metric: self.prob_best(metric) for metric in self.METRICS}
+        return [{"model": row["model"], "metric": metric, "median": row[metric].value, "lower": row[metric].lower,
+                 "upper": row[metric].upper, "level": row[metric].level, "P(best)": float(best[metric][row["model"]]),
+                 "excluded": row["excluded"]}
+                for row in self.metrics(level) for metric in self.METRICS]
+
+    def to_frame(self, level=0.9):
+        """:meth:`to_records` as a pandas DataFrame (pandas is optional: without it an
+        ImportError says so; ``to_records()`` gives the same rows as dicts)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_frame() needs pandas (pip install pandas); res.to_records() gives the same rows "
+                              "as a list of dicts") from None
+        return pd.DataFrame.from_records(self.to_records(level))
 
     def metrics(self, level=0.9) -> list[dict]:
         """One row per model: each metric's posterior median and interval."""

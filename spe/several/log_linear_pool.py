@@ -81,7 +81,9 @@ class LogLinearPool:
     def describe(self) -> dict:
         return {"model": "log-linear pool: P(y=1) = sigmoid(c + sum_j beta_j x_j), x_j = model j's "
                          "Platt-recalibrated log-odds",
+                "feature": "models' Platt-recalibrated log-odds",
                 "posterior_mean": {k: float(self.weights @ v) for k, v in self.draws().items()},
+                "inference": "prior draws (no labels)" if np.isnan(self.khat) else "importance sampling",
                 "pareto_khat": None if np.isnan(self.khat) else self.khat, "ess": self.ess}
 
     def chain_index(self) -> None:

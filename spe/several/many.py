@@ -46,9 +46,13 @@ from .comparison import SharedDrawsComparison, equal_weight_estimate
 from ..pooling.label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .many_multiclass import fit_many_multiclass
+from .model_result import ModelResult, item_mean_probabilities
 from ..exceptions import SamplingWarning
-from .._util.seeds import child_generators
+from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
+from ..multiclass.inputs import LAZY_HINT as CLASS_LAZY_HINT
+from ..scores.columns import eager_values, frame_models, refuse_lazy
+from ..scores.data import prepare
 from ..scores.frame import looks_like_probabilities
 from ..scores.orientation import ORIENTATION_PROBABILITY, reversed_probability
 from ..scores.validation import as_labels, as_score_array
@@ -63,6 +67,10 @@ LABEL_MODELS = ("stack", "maps", "pool")
 MIN_DISTINCT_EVIDENCE = 3
 #: Items per block when labels are drawn, so memory stays (draws x block).
 _DRAW_CELLS = 4_000_000
+#: Why a lazy collection is refused: the shared labels are drawn item by item.
+LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it needs every score in memory: "
+             "call .compute() if they fit, or evaluate each model alone from counts with "
+             "spe.fit(spe.count_dask(scores, labels)) (no paired comparisons)")
 
 
 class ItemScoreModel:
@@ -149,19 +157,25 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
 
 class ManyResult(SharedDrawsComparison):
     """Result of :func:`fit_many`: shared label draws and every model's metrics from them
-    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.several.comparison`)."""
+    (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
+    :mod:`spe.several.comparison`); ``res[name]`` is that model's
+    :class:`~spe.several.model_result.ModelResult`, with every accessor of :func:`spe.fit`'s
+    result on the shared draws."""
 
     METRICS = METRICS
 
     def __init__(self, scores: dict, labels, label_model: LabelPosterior, label_draws, excluded: dict,
-                 thresholds: dict):
+                 thresholds: dict, seed=0):
         self.scores = scores
         self.labels = labels
         self.label_model = label_model
         self.label_draws = label_draws  # (draws, N) bool, labeled items fixed
         self.excluded = excluded
         self.thresholds = thresholds
+        self._seed = seed
         self._metric_draws = {}
+        self._results = {}
+        self._prob_positive = None
 
     @property
     def names(self) -> list:
@@ -193,6 +207,30 @@ class ManyResult(SharedDrawsComparison):
                                         "average precision": SW.sample_average_precision(sweep),
                                         "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
         return self._metric_draws[name]
+
+    def _result(self, name) -> ModelResult:
+        if name not in self._results:
+            k = self.names.index(name)
+            with warnings.catch_warnings():  # fit_many has warned about the data once already
+                warnings.simplefilter("ignore", UserWarning)
+                try:
+                    data = prepare(self.scores[name], self.labels)
+                except ValueError as exc:
+                    raise ValueError(f"model {name!r}: {exc}") from None
+            self._results[name] = ModelResult(name, data, self.label_model, self.label_draws, self.prob_positive,
+                                              child_seeds(np.random.SeedSequence([self._seed, k]), 3),
+                                              self.excluded.get(name, ""))
+        return self._results[name]
+
+    def prob_positive(self) -> np.ndarray:
+        """Posterior P(y_i = 1 | every model's scores, the labels) per item; labeled items:
+        their label."""
+        if self._prob_positive is None:
+            p = item_mean_probabilities(self.label_model, self.labels.size)
+            known = ~np.isnan(self.labels)
+            p[known] = self.labels[known]
+            self._prob_positive = p
+        return self._prob_positive.copy()
 
     def prevalence(self, level=0.9) -> C.Estimate:
         """Fraction of positives among these items, from the shared label draws."""
@@ -232,12 +270,16 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
 
     Parameters
     ----------
-    scores : dict of name -> array-like of shape (N,) or (N, K)
+    scores : dict of name -> array-like of shape (N,) or (N, K), or a DataFrame
         Each model's scores for the same N items (probabilities or any real scale;
         higher means positive), or every model's (N, K) class probabilities (or logits)
         for the same K classes: then the result is a
         :class:`~spe.several.many_multiclass.ManyMulticlassResult` (top-1 accuracy, macro AP,
-        macro F1 per model from shared class draws).
+        macro F1 per model from shared class draws). Values may be NumPy arrays or pandas,
+        polars or pyarrow columns (or frames of class probabilities); a pandas or polars
+        DataFrame (or pyarrow Table) gives one model per column. Lazy Dask collections are
+        refused (every item's label is drawn): ``.compute()`` them, or fit one model from
+        counts with ``spe.fit(spe.count_dask(...))``.
     labels : array-like of shape (N,), optional
         As in :func:`spe.fit` (1/0, yes/no, NaN/None/blank = unlabeled); for class
         probabilities, class indices 0..K-1 (-1/NaN/None = unlabeled).
@@ -265,8 +307,14 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     -------
     ManyResult or ManyMulticlassResult
     """
+    scores = frame_models(scores) or scores  # a DataFrame: one column per model
     if not isinstance(scores, dict) or len(scores) < 1:
-        raise TypeError("scores must be a dict {model name: scores}")
+        raise TypeError("scores must be a dict {model name: scores} (or a pandas/polars DataFrame, "
+                        "one column per model)")
+    for name, values in [*scores.items(), ("labels", labels)]:
+        hint = CLASS_LAZY_HINT if getattr(values, "ndim", 1) == 2 else LAZY_HINT
+        refuse_lazy(values, "labels" if name == "labels" else f"scores[{name!r}]", hint)
+    scores = {k: eager_values(v) for k, v in scores.items()}
     if calibrated is not None and not isinstance(calibrated, (bool, np.bool_)):
         raise TypeError(f"calibrated must be True, False or None, got {calibrated!r}")
     matrices = [np.ndim(v) == 2 for v in scores.values()]
@@ -311,4 +359,6 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated)
-    return ManyResult(arrays, y, model, draw_labels(model, y, draw_rng), excluded, thresholds)
+    draws = draw_labels(model, y, draw_rng)
+    # drawn after the labels, so the seeds of each model's result leave every number above as it was
+    return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)))

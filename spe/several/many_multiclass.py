@@ -47,8 +47,9 @@ BELOW_CHANCE_PROBABILITY = 0.95
 
 class ManyMulticlassResult(SharedDrawsComparison):
     """Result of :func:`spe.fit_many` on class probabilities: one :class:`MulticlassResult`
-    per model (``results[name]``), all on the same class draws, and paired comparisons
-    (metrics, prob_beats, prob_best, ranking, plot_comparison: :mod:`spe.several.comparison`)."""
+    per model (``res[name]``), all on the same class draws, and paired comparisons
+    (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
+    :mod:`spe.several.comparison`)."""
 
     METRICS = METRICS
 
@@ -62,6 +63,9 @@ class ManyMulticlassResult(SharedDrawsComparison):
     @property
     def names(self) -> list:
         return list(self.results)
+
+    def _result(self, name) -> MulticlassResult:
+        return self.results[name]
 
     @property
     def labels(self) -> np.ndarray:
