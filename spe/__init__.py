@@ -6,8 +6,8 @@
     >>> curve = res.pr_curve(level=0.9)        # precision on a recall grid with a band
 
 Entry points: :func:`fit` (one classifier's scores), :func:`fit_multiclass` (class
-probabilities), :func:`fit_many` (several classifiers on the same items), and
-:mod:`spe.assessment` (active labelling). Data flow down the rooms: :mod:`spe.scores` ->
+probabilities), :func:`fit_many` (several classifiers on the same items), :func:`accuracy_surface`
+(accuracy over attribute combinations) and :mod:`spe.assessment` (active labelling). Data flow down the rooms: :mod:`spe.scores` ->
 score models (:mod:`spe.mixture`, :mod:`spe.calibration`) -> :mod:`spe.pooling` (weights
 and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries, plots)
 -> :mod:`spe.cli`. The method: the documentation's "Method" page.
@@ -25,10 +25,12 @@ from .pooling import LabelPosterior
 from .report import SPEResult, Summary
 from .scores import ScoreCounts, count_dask, count_scores, read_parquet
 from .several import ManyResult, fit_many
+from .surface import AccuracySurface, accuracy_surface
 
 __all__ = [
     "fit", "read_parquet", "count_dask", "count_scores", "ScoreCounts", "fit_multiclass", "MulticlassResult",
-    "fit_many", "ManyResult", "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
+    "fit_many", "ManyResult", "accuracy_surface", "AccuracySurface",
+    "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
     "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
     "FAMILIES", "Family", "register_family", "priors", "datasets",
     "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",

@@ -115,7 +115,8 @@ def _column(values, name) -> np.ndarray:
                          f"{int(np.flatnonzero(missing)[0])}); give them a level of their own, e.g. 'unknown'")
     arr = arr.astype(str) if arr.dtype == object else arr
     if np.unique(arr).size < 2:
-        raise ValueError(f"attribute {name!r} takes a single value ({arr[0]!r}): it splits nothing; leave it out")
+        value = arr[0].item() if isinstance(arr[0], np.generic) else arr[0]
+        raise ValueError(f"attribute {name!r} takes a single value ({value!r}): it splits nothing; leave it out")
     return arr
 
 

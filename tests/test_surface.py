@@ -1,0 +1,279 @@
+"""spe.accuracy_surface: inputs, counts, the Laplace algebra, and statistical behaviour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special
+
+import spe
+from spe.surface import count_arms, surface_from_counts
+from spe.surface.effects import anova_effects
+from spe.surface.laplace import LatentLogistic, Priors
+
+
+def world(seed, n=3000, arm_sd=0.8, calibrated=False, levels=(3, 4, 3)):
+    """Items with attributes, a true per-item P(right) = sigmoid(g(arm) + h_i), and a
+    confidence that knows the item difficulty h_i but not the arm effect g."""
+    rng = np.random.default_rng(seed)
+    attrs = {f"a{k}": rng.choice(np.array([f"v{j}" for j in range(L)]), size=n, p=rng.dirichlet(np.ones(L) * 2))
+             for k, L in enumerate(levels)}
+    combo = np.stack([np.unique(v, return_inverse=True)[1].ravel() for v in attrs.values()], axis=1)
+    _, arm = np.unique(combo, axis=0, return_inverse=True)
+    arm = arm.ravel()
+    g = 0.0 if calibrated else rng.normal(0, arm_sd, arm.max() + 1)[arm]
+    h = rng.normal(1.2, 1.0, n)
+    p = special.expit(g + h)
+    correct = (rng.random(n) < p).astype(float)
+    confidence = special.expit(h)
+    return attrs, correct, confidence, p
+
+
+def hide(correct, n_labeled, seed):
+    rng = np.random.default_rng(seed)
+    out = np.full(correct.size, np.nan)
+    keep = rng.choice(correct.size, n_labeled, replace=False)
+    out[keep] = correct[keep]
+    return out
+
+
+def truth_and_scores(surf, attrs, correct, est):
+    full = count_arms(attrs, correct)
+    truth = full.arm_correct / full.arm_items
+    ev = full.arm_items >= 5
+    lo, hi = est.interval(0.9) if hasattr(est, "interval") else est
+    return truth, ev, lo, hi
+
+
+# ---- inputs -----------------------------------------------------------------------------
+def test_bad_inputs_get_clear_errors():
+    attrs, correct, conf, _ = world(0, n=200)
+    lab = hide(correct, 50, 0)
+    with pytest.raises(ValueError, match="different lengths|items"):
+        spe.accuracy_surface(attrs, lab[:-1], conf)
+    with pytest.raises(ValueError, match="single value"):
+        spe.accuracy_surface({**attrs, "x": np.full(200, "same")}, lab, conf)
+    with pytest.raises(ValueError, match="no item is labeled and no confidence"):
+        spe.accuracy_surface(attrs, np.full(200, np.nan))
+    with pytest.raises(ValueError, match=r"confidence must lie in \[0, 1\]"):
+        spe.accuracy_surface(attrs, lab, conf * 2)
+    with pytest.raises(ValueError, match="correct must be 1, 0 or NaN"):
+        spe.accuracy_surface(attrs, np.where(np.isnan(lab), np.nan, 2.0), conf)
+    with pytest.raises(TypeError, match="correct must be"):
+        spe.accuracy_surface(attrs, np.array(["yes"] * 200), conf)
+    bad = dict(attrs)
+    bad["a0"] = np.where(np.arange(200) == 7, None, attrs["a0"]).astype(object)
+    with pytest.raises(ValueError, match="missing value.*item 7"):
+        spe.accuracy_surface(bad, lab, conf)
+    with pytest.raises(ValueError, match="n_draws"):
+        spe.accuracy_surface(attrs, lab, conf, n_draws=3)
+    with pytest.raises(ValueError, match="different lengths"):
+        spe.accuracy_surface({"a": np.arange(3), "b": np.arange(4)}, np.ones(3))
+
+
+def test_dataframe_and_array_attributes_give_the_same_surface():
+    pd = pytest.importorskip("pandas")
+    attrs, correct, conf, _ = world(1, n=400)
+    lab = hide(correct, 120, 1)
+    a = spe.accuracy_surface(attrs, lab, conf, seed=3)
+    b = spe.accuracy_surface(pd.DataFrame(attrs), pd.Series(lab), conf, seed=3)
+    np.testing.assert_array_equal(a.draws, b.draws)
+    frame = b.to_frame()
+    assert list(frame.columns[:3]) == ["a0", "a1", "a2"]
+    assert {"n_items", "n_labeled", "accuracy", "lower", "upper"} <= set(frame.columns)
+    assert frame["n_items"].sum() == 400
+
+
+# ---- counts -----------------------------------------------------------------------------
+def test_counts_of_chunks_merge_exactly():
+    attrs, correct, conf, _ = world(2, n=1000)
+    lab = hide(correct, 300, 2)
+    whole = count_arms(attrs, lab, conf)
+    halves = [count_arms({k: v[s] for k, v in attrs.items()}, lab[s], conf[s]) for s in (slice(0, 400), slice(400, None))]
+    merged = halves[0].merge(halves[1])
+    np.testing.assert_array_equal(merged.codes, whole.codes)
+    for field in ("arm_items", "arm_labeled", "arm_correct"):
+        np.testing.assert_allclose(getattr(merged, field), getattr(whole, field))
+    np.testing.assert_allclose(merged.per_arm(merged.x_sum), whole.per_arm(whole.x_sum))
+    a = surface_from_counts(merged, seed=5)
+    b = surface_from_counts(whole, seed=5)
+    np.testing.assert_allclose(a.fit.accuracy.mean, b.fit.accuracy.mean, atol=1e-6)
+
+
+def test_surface_from_counts_matches_the_item_surface_with_the_same_seed():
+    attrs, correct, conf, _ = world(3, n=500)
+    lab = hide(correct, 100, 3)
+    a = spe.accuracy_surface(attrs, lab, conf, seed=11)
+    b = surface_from_counts(count_arms(attrs, lab, conf), seed=11)
+    np.testing.assert_array_equal(a.draws, b.draws)
+    with pytest.raises(ValueError, match="knows no items"):
+        b.suggest_labels(3)
+
+
+# ---- the Laplace algebra ----------------------------------------------------------------
+def _dense_posterior(model: LatentLogistic, log_sd):
+    """Mode and covariance of (v, e) by Newton on the full latent vector (no Schur)."""
+    mean, prec, prec_e = model.prior(log_sd)
+    X = np.concatenate([model.rows[model.cell], model.x[:, None]], axis=1) if model.with_slope else model.rows[model.cell]
+    E = np.eye(model.labeled_arms.size)[model.cell]
+    A = np.concatenate([X, E], axis=1)
+    P = np.concatenate([prec, np.full(E.shape[1], prec_e)])
+    m = np.concatenate([mean, np.zeros(E.shape[1])])
+    theta = m.copy()
+    for _ in range(100):
+        p = special.expit(A @ theta)
+        grad = A.T @ (model.k - model.n * p) - P * (theta - m)
+        H = A.T @ (A * (model.n * p * (1 - p))[:, None]) + np.diag(P)
+        step = np.linalg.solve(H, grad)
+        theta += step
+        if np.abs(step).max() < 1e-12:
+            break
+    return theta, np.linalg.inv(H), A
+
+
+def test_schur_mode_and_draws_match_the_dense_posterior():
+    attrs, correct, conf, _ = world(4, n=300, levels=(2, 3))
+    counts = count_arms(attrs, hide(correct, 120, 4), conf)
+    model = LatentLogistic(counts, anova_effects(counts.codes, counts.names), Priors())
+    log_sd = np.log([0.4, 0.7, 0.3, 0.5])
+    mode = model.mode(log_sd)
+    theta, cov, A = _dense_posterior(model, log_sd)
+    np.testing.assert_allclose(np.concatenate([mode.v, mode.e]), theta, atol=1e-7)
+    v, e = model.draw(mode, 20000, np.random.default_rng(0))
+    eta = (model.rows @ v[:, : model.n_const].T).T[:, model.cell] + e[:, model.labeled_arms][:, model.cell] \
+        + v[:, -1:] * model.x
+    np.testing.assert_allclose(eta.var(0), np.einsum("ij,jk,ik->i", A, cov, A), rtol=0.05)
+    _, _, prec_e = model.prior(log_sd)
+    unlabeled = np.setdiff1d(np.arange(counts.n_arms), model.labeled_arms)
+    if unlabeled.size:
+        np.testing.assert_allclose(e[:, unlabeled].var(0), 1 / prec_e, rtol=0.1)
+
+
+@pytest.mark.parametrize("with_confidence", [True, False])
+def test_evidence_gradient_matches_finite_differences(with_confidence):
+    attrs, correct, conf, _ = world(5, n=600)
+    counts = count_arms(attrs, hide(correct, 200, 5), conf if with_confidence else None)
+    model = LatentLogistic(counts, anova_effects(counts.codes, counts.names))
+    h = np.log([0.3, 0.5, 0.2, 0.4, 0.6])
+    grad = model.evidence_gradient(model.mode(h))
+    fd = [(model.mode(h + 1e-5 * d).log_evidence - model.mode(h - 1e-5 * d).log_evidence) / 2e-5 for d in np.eye(h.size)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-6)
+
+
+# ---- statistical behaviour --------------------------------------------------------------
+def test_recovers_a_surface_the_confidence_misses_and_covers_it():
+    """Strong arm effects, 1,000 labels: far below Beta-I's error, intervals cover."""
+    mse, mse_beta, cover = [], [], []
+    for seed in range(4):
+        attrs, correct, conf, _ = world(10 + seed)
+        lab = hide(correct, 1000, seed)
+        surf = spe.accuracy_surface(attrs, lab, conf, seed=seed)
+        full = count_arms(attrs, correct)
+        truth, ev = full.arm_correct / full.arm_items, full.arm_items >= 5
+        lo, hi = surf.fit.accuracy.interval(0.9)
+        c = surf.counts
+        rho = c.arm_correct.sum() / c.arm_labeled.sum()
+        beta_i = (c.arm_correct + 0.1 * rho) / (c.arm_labeled + 0.1)
+        mse.append(np.mean((surf.fit.accuracy.mean - truth)[ev] ** 2))
+        mse_beta.append(np.mean((beta_i - truth)[ev] ** 2))
+        cover.append(np.mean(((lo <= truth) & (truth <= hi))[ev]))
+        assert surf.weights["surface"] > 0.9
+    assert np.mean(mse) < 0.6 * np.mean(mse_beta)
+    assert np.mean(cover) >= 0.85
+
+
+def test_calibrated_confidence_without_arm_effects_keeps_the_confidence():
+    """When the confidence is right, 100 labels should not talk the surface out of it: the
+    error stays near the oracle's (the confidence itself, which a model that admits
+    miscalibration cannot match exactly) and far below Beta-I's."""
+    mse, mse_conf, mse_beta = [], [], []
+    for seed in range(4):
+        attrs, correct, conf, p = world(20 + seed, calibrated=True)
+        surf = spe.accuracy_surface(attrs, hide(correct, 100, seed), conf, seed=seed)
+        full = count_arms(attrs, correct, conf)
+        truth, ev = full.arm_correct / full.arm_items, full.arm_items >= 5
+        conf_only = full.per_arm(full.n_items * special.expit(full.cell_x)) / full.arm_items
+        c = surf.counts
+        rho = c.arm_correct.sum() / c.arm_labeled.sum()
+        beta_i = (c.arm_correct + 0.1 * rho) / (c.arm_labeled + 0.1)
+        mse.append(np.mean((surf.fit.accuracy.mean - truth)[ev] ** 2))
+        mse_conf.append(np.mean((conf_only - truth)[ev] ** 2))
+        mse_beta.append(np.mean((beta_i - truth)[ev] ** 2))
+        assert surf.weights["surface"] < 0.5
+    assert np.mean(mse) <= 1.25 * np.mean(mse_conf)
+    assert np.mean(mse) <= 0.5 * np.mean(mse_beta)
+
+
+def test_every_item_labeled_makes_the_surface_exact():
+    attrs, correct, conf, _ = world(6, n=400)
+    surf = spe.accuracy_surface(attrs, correct, conf, seed=0)
+    full = count_arms(attrs, correct)
+    np.testing.assert_allclose(surf.draws, np.broadcast_to(full.arm_correct / full.arm_items, surf.draws.shape))
+
+
+def test_no_labels_uses_the_confidence_member_alone():
+    attrs, correct, conf, _ = world(7, n=400, calibrated=True)
+    surf = spe.accuracy_surface(attrs, np.full(400, np.nan), conf, seed=0)
+    assert surf.weights == {"confidence": 1.0, "recalibrated": 0.0, "surface": 0.0}
+    overall = surf.marginal()
+    assert overall.lower < correct.mean() < overall.upper
+
+
+def test_same_seed_same_surface_other_seed_other_draws():
+    attrs, correct, conf, _ = world(8, n=400)
+    lab = hide(correct, 100, 8)
+    a, b, c = (spe.accuracy_surface(attrs, lab, conf, seed=s) for s in (1, 1, 2))
+    np.testing.assert_array_equal(a.draws, b.draws)
+    np.testing.assert_array_equal(a.suggest_labels(5), b.suggest_labels(5))
+    assert not np.array_equal(a.draws, c.draws)
+
+
+# ---- accessors ---------------------------------------------------------------------------
+def test_marginal_and_table_pool_the_arms_by_their_items():
+    attrs, correct, conf, _ = world(9, n=800)
+    surf = spe.accuracy_surface(attrs, hide(correct, 200, 9), conf, seed=0)
+    whole = surf.marginal()
+    n = surf.counts.arm_items
+    assert whole.mean == pytest.approx(np.dot(surf.fit.accuracy.mean, n) / n.sum())
+    part = surf.marginal(a0="v0")
+    t = surf.table("a0")
+    assert t["mean"][list(t["rows"]).index("v0"), 0] == pytest.approx(part.mean)
+    both = surf.marginal(a0=["v0", "v1"])
+    assert both.lower <= both.mean <= both.upper
+    with pytest.raises(ValueError, match="unknown attribute"):
+        surf.marginal(colour="red")
+    with pytest.raises(ValueError, match="has no value"):
+        surf.marginal(a0="v9")
+    text = surf.summary()
+    assert "members" in text and "least accurate arms" in text
+
+
+def test_suggest_labels_targets_unlabeled_items_of_uncertain_arms():
+    attrs, correct, conf, _ = world(12, n=1500)
+    lab = hide(correct, 300, 12)
+    surf = spe.accuracy_surface(attrs, lab, conf, seed=0)
+    picks = surf.suggest_labels(40)
+    assert picks.size == 40 and np.unique(picks).size == 40
+    assert np.isnan(lab[picks]).all()
+    counts, item_arm = count_arms(attrs, lab, conf, return_item_arm=True)
+    assert (counts.arm_items[item_arm[picks]] >= 5).all()
+    # an arm's share of the picks falls with its labels: heavily labeled arms get fewer per item
+    per_arm = np.bincount(item_arm[picks], minlength=counts.n_arms)
+    labeled_share = counts.arm_labeled / counts.arm_items
+    eligible = counts.arm_items >= 5
+    top = eligible & (labeled_share >= np.quantile(labeled_share[eligible], 0.75))
+    bottom = eligible & (labeled_share <= np.quantile(labeled_share[eligible], 0.25))
+    assert per_arm[bottom].sum() / counts.arm_items[bottom].sum() > per_arm[top].sum() / counts.arm_items[top].sum()
+    with pytest.raises(ValueError, match="positive integer"):
+        surf.suggest_labels(0)
+
+
+def test_plot_draws_a_heatmap():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    attrs, correct, conf, _ = world(13, n=500)
+    surf = spe.accuracy_surface(attrs, hide(correct, 100, 13), conf, seed=0)
+    ax = surf.plot("a0", "a1")
+    assert len(ax.texts) == np.isfinite(surf.table("a0", "a1")["mean"]).sum()
