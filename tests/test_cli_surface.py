@@ -1,0 +1,93 @@
+"""``spe surface``: the table, the heatmap, suggestions, and where correctness comes from."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from spe.assessment import Assessor
+from spe.cli import main
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 300
+    sex = rng.choice(["F", "M"], n)
+    age = rng.choice(["young", "mid", "old"], n)
+    conf = rng.uniform(0.5, 1.0, n)
+    p = np.clip(conf - 0.2 * (age == "young"), 0, 1)
+    pred = rng.choice(["cat", "dog"], n)
+    right = rng.random(n) < p
+    label = np.where(right, pred, np.where(pred == "cat", "dog", "cat"))
+    labeled = rng.random(n) < 0.3
+    path = tmp_path / "items.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sex", "age", "correct", "confidence", "pred", "label"])
+        for i in range(n):
+            w.writerow([sex[i], age[i], int(right[i]) if labeled[i] else "", f"{conf[i]:.4f}", pred[i],
+                        label[i] if labeled[i] else ""])
+    return path, right, labeled
+
+
+def test_writes_table_heatmap_suggestions_and_json(table, tmp_path, capsys):
+    path, right, labeled = table
+    out = tmp_path / "out"
+    code = main(["surface", str(path), "--attributes", "sex,age", "--correct", "correct", "--confidence",
+                 "confidence", "--suggest", "4", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Accuracy surface" in printed and "label next (file rows)" in printed
+    rows = list(csv.DictReader((out / "surface.csv").open()))
+    assert len(rows) == 6 and sum(float(r["n_items"]) for r in rows) == 300
+    assert all(0 <= float(r["lower"]) <= float(r["accuracy"]) <= float(r["upper"]) <= 1 for r in rows)
+    suggested = list(csv.DictReader((out / "suggested.csv").open()))
+    assert len(suggested) == 4
+    assert all(not labeled[int(r["row"]) - 2] for r in suggested)  # file row 2 = item 0
+    summary = json.loads((out / "surface.json").read_text())
+    assert summary["labeled"] == int(labeled.sum()) and summary["arms"] == 6
+    assert (out / "surface.png").stat().st_size > 0
+
+
+def test_predictions_and_labels_give_the_same_correctness_as_the_column(table, tmp_path):
+    path, _, _ = table
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["surface", str(path), "--attributes", "sex,age", "--correct", "correct", "--out", str(a)]) == 0
+    assert main(["surface", str(path), "--attributes", "sex,age", "--pred-col", "pred", "--label-col", "label",
+                 "--out", str(b)]) == 0
+    assert (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
+
+
+def test_answers_of_a_label_session_count(table, tmp_path):
+    path, right, labeled = table
+    rows = list(csv.DictReader(path.open()))
+    state = tmp_path / "state.json"
+    session = Assessor(np.zeros(len(rows), dtype=int), np.array([r["pred"] for r in rows]))
+    unlabeled = np.flatnonzero(~labeled)[:20]
+    for i in unlabeled:
+        session.update(int(i), rows[i]["pred"] if right[i] else ("dog" if rows[i]["pred"] == "cat" else "cat"))
+    session.save(state)
+    out = tmp_path / "out"
+    assert main(["surface", str(path), "--attributes", "sex,age", "--pred-col", "pred", "--label-col", "label",
+                 "--state", str(state), "--out", str(out)]) == 0
+    summary = json.loads((out / "surface.json").read_text())
+    assert summary["labeled"] == int(labeled.sum()) + 20
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--attributes", "sex,agex", "--correct", "correct"], "column 'agex' not found"),
+    (["--attributes", "sex"], "say where correctness comes from"),
+    (["--attributes", "sex", "--correct", "correct", "--pred-col", "pred"], "either --correct or --pred-col"),
+    (["--attributes", "sex", "--correct", "pred"], "--correct column 'pred', row 2: '"),
+    (["--attributes", "sex", "--correct", "correct", "--level", "1.5"], "--level must be strictly between"),
+    (["--attributes", "sex", "--pred-col", "pred", "--state", "nowhere.json"], "file not found"),
+])
+def test_bad_options_are_one_line_errors(table, argv, message, capsys):
+    path, _, _ = table
+    assert main(["surface", str(path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
