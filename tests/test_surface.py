@@ -277,3 +277,67 @@ def test_plot_draws_a_heatmap():
     surf = spe.accuracy_surface(attrs, hide(correct, 100, 13), conf, seed=0)
     ax = surf.plot("a0", "a1")
     assert len(ax.texts) == np.isfinite(surf.table("a0", "a1")["mean"]).sum()
+
+
+# ---- uncertain attributes ----------------------------------------------------------------
+def noisy_attribute_world(seed, n=3000, sharpen=3.0, known_share=0.15):
+    """A 3-level attribute g with accuracy 0.45 / 0.7 / 0.9, seen through an over-confident
+    attribute classifier (its logits are ``sharpen`` times too large)."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(3, n, p=[0.3, 0.4, 0.3])
+    other = rng.choice(["x", "y"], n)
+    logits = 1.5 * np.eye(3)[g] + rng.normal(0, 1.0, (n, 3))
+    probs = special.softmax(sharpen * logits, axis=1)
+    p_right = np.array([0.45, 0.7, 0.9])[g]
+    correct = (rng.random(n) < p_right).astype(float)
+    known = np.where(rng.random(n) < known_share, g.astype(str), None).astype(object)
+    return g, other, probs, known, correct
+
+
+def test_uncertain_attribute_is_recalibrated_and_its_marginals_cover_the_truth():
+    from spe.surface import UncertainAttribute
+
+    temps, err_soft, err_hard, cover = [], [], [], []
+    for seed in range(4):
+        g, other, probs, known, correct = noisy_attribute_world(seed)
+        lab = hide(correct, 600, seed)
+        att = UncertainAttribute(probs, levels=["0", "1", "2"], known=known)
+        soft = spe.accuracy_surface({"g": att, "other": other}, lab, seed=seed)
+        hard = spe.accuracy_surface({"g": probs.argmax(1).astype(str), "other": other}, lab, seed=seed)
+        temps.append(soft.uncertain["g"].temperature)
+        for level in ("0", "1", "2"):
+            truth = correct[g == int(level)].mean()
+            est = soft.marginal(g=level)
+            err_soft.append((est.mean - truth) ** 2)
+            err_hard.append((hard.marginal(g=level).mean - truth) ** 2)
+            cover.append(est.lower <= truth <= est.upper)
+    assert 0.15 < np.mean(temps) < 0.6  # the classifier was 3x over-confident
+    assert np.mean(err_soft) < 0.5 * np.mean(err_hard)
+    assert np.mean(cover) >= 0.75
+
+
+def test_one_hot_probabilities_equal_the_exact_attribute():
+    from spe.surface import UncertainAttribute
+
+    attrs, correct, conf, _ = world(14, n=400)
+    lab = hide(correct, 150, 14)
+    levels = np.unique(attrs["a1"])
+    one_hot = (attrs["a1"][:, None] == levels[None, :]).astype(float)
+    exact = spe.accuracy_surface(attrs, lab, conf, seed=2)
+    soft = spe.accuracy_surface({**attrs, "a1": UncertainAttribute(one_hot, levels=levels)}, lab, conf, seed=2)
+    np.testing.assert_array_equal(soft.draws, exact.draws)
+    picks = soft.suggest_labels(10)
+    assert np.unique(picks).size == 10 and np.isnan(lab[picks]).all()
+
+
+def test_uncertain_attribute_bad_inputs():
+    from spe.surface import UncertainAttribute
+
+    with pytest.raises(ValueError, match="sum to 1 per item; item 1"):
+        UncertainAttribute(np.array([[0.5, 0.5], [0.9, 0.3]]))
+    with pytest.raises(ValueError, match=r"\(N items, L >= 2 levels\)"):
+        UncertainAttribute(np.ones((4, 1)))
+    with pytest.raises(ValueError, match="known level 'z' of item 0"):
+        UncertainAttribute(np.full((2, 2), 0.5), levels=["a", "b"], known=np.array(["z", None], dtype=object))
+    with pytest.raises(ValueError, match="different lengths"):
+        spe.accuracy_surface({"u": UncertainAttribute(np.full((3, 2), 0.5)), "v": np.arange(4)}, np.ones(4))

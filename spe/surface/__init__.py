@@ -12,6 +12,8 @@ from .counts import ArmCounts, count_arms
 from .estimate import ArmEstimate
 from .fit import accuracy_surface, surface_from_counts
 from .result import AccuracySurface
+from .uncertain import UncertainAttribute
 
 __all__ = ["accuracy_surface", "surface_from_counts", "AccuracySurface", "Arms", "encode_arms", "ArmCounts",
-           "count_arms", "ArmEstimate"]
+           "count_arms", "ArmEstimate",
+           "UncertainAttribute"]

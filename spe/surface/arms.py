@@ -13,6 +13,8 @@ from typing import Mapping
 
 import numpy as np
 
+from .uncertain import UncertainAttribute
+
 
 @dataclass(frozen=True)
 class Arms:
@@ -74,7 +76,8 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
     """Attributes as an ordered ``name -> (N,) array`` dict, checked.
 
     Accepts a pandas or polars DataFrame (by duck typing: ``.columns`` and item access), a
-    mapping of names to 1-D arrays, or a 2-D array (columns named ``attr0``, ``attr1``, ...).
+    mapping of names to 1-D arrays or :class:`~spe.surface.UncertainAttribute` (passed
+    through), or a 2-D array (columns named ``attr0``, ``attr1``, ...).
     """
     if attributes is None:
         raise ValueError("attributes are required: a DataFrame, a dict name -> values, or an (N, A) array")
@@ -91,8 +94,9 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
         columns = {f"attr{j}": arr[:, j] for j in range(arr.shape[1])}
     if not columns:
         raise ValueError("attributes are empty: give at least one attribute")
-    out = {name: _column(values, name) for name, values in columns.items()}
-    lengths = {name: v.shape[0] for name, v in out.items()}
+    out = {name: values if isinstance(values, UncertainAttribute) else _column(values, name)
+           for name, values in columns.items()}
+    lengths = {name: (v.probs if isinstance(v, UncertainAttribute) else v).shape[0] for name, v in out.items()}
     first = next(iter(lengths.values()))
     if len(set(lengths.values())) > 1:
         raise ValueError(f"attributes have different lengths: {lengths}")

@@ -20,20 +20,31 @@ class ArmEstimate:
         combinations and variance-based exploration.
     method : str
         Name of the estimator.
+    items : ndarray (S, M), optional
+        Each draw's number of items in each arm, where membership is itself uncertain
+        (attributes given as probabilities); a draw of an empty arm is NaN.
     """
 
     mean: np.ndarray
     draws: np.ndarray
     method: str = ""
+    items: np.ndarray | None = None
 
     @property
     def variance(self) -> np.ndarray:
-        return self.draws.var(axis=0)
+        return np.nanvar(self.draws, axis=0)
 
     def interval(self, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed posterior interval of each arm's accuracy."""
         if not 0 < level < 1:
             raise ValueError(f"level must lie in (0, 1), got {level!r}")
         tail = (1 - level) / 2
-        lo, hi = np.quantile(self.draws, [tail, 1 - tail], axis=0)
+        lo, hi = np.nanquantile(self.draws, [tail, 1 - tail], axis=0)
         return lo, hi
+
+    def pooled(self, mask: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """(S,) draws of the accuracy over the items of the arms in ``mask`` (arm sizes
+        ``sizes``, or each draw's own where membership is uncertain)."""
+        n = self.items[:, mask] if self.items is not None else np.broadcast_to(sizes[mask], (self.draws.shape[0], mask.sum()))
+        right = np.nan_to_num(self.draws[:, mask]) * n
+        return right.sum(axis=1) / np.maximum(n.sum(axis=1), 1e-12)

@@ -41,14 +41,20 @@ def choose_arms(k, jacobian, latent_var, item_var, n_items, n_unlabeled, eligibl
     return np.array(picks, dtype=np.int64)
 
 
-def items_for_arms(picks, item_arm, unlabeled, rng):
-    """One unlabeled item per pick, at random within its arm, never the same item twice."""
-    chosen = []
-    pools = {}
+def items_for_arms(picks, row_arm, row_item, row_share, unlabeled, rng):
+    """One unlabeled item per pick: the one most surely in the arm (an item split across
+    arms by uncertain attributes counts by its share; ties, as with exact attributes, at
+    random), never the same item twice."""
+    noise = rng.random(row_arm.size)
+    taken, chosen, queues = set(), [], {}
     for a in picks:
-        if a not in pools:
-            pool = np.flatnonzero((item_arm == a) & unlabeled)
-            pools[a] = list(rng.permutation(pool))
-        if pools[a]:
-            chosen.append(int(pools[a].pop()))
+        if a not in queues:
+            rows = np.flatnonzero((row_arm == a) & unlabeled[row_item])
+            queues[a] = list(row_item[rows[np.lexsort((noise[rows], -row_share[rows]))]][::-1])
+        queue = queues[a]
+        while queue and queue[-1] in taken:
+            queue.pop()
+        if queue:
+            taken.add(queue[-1])
+            chosen.append(int(queue.pop()))
     return np.array(chosen, dtype=np.int64)

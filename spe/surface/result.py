@@ -25,18 +25,20 @@ class AccuracySurface:
     ----------
     fit : SurfaceFit
         The pooled model: members, their weights, draws.
+    uncertain : dict name -> UncertainAttribute
+        Attributes given as probabilities, with their fitted ``temperature``.
     names : tuple of str
         The attributes.
     n_arms : int
     """
 
-    def __init__(self, fit: SurfaceFit, item_arm=None, labeled=None, item_weight=None, seed=None):
+    def __init__(self, fit: SurfaceFit, rows=None, labeled=None, uncertain=None, seed=None):
         self.fit = fit
         self.counts = fit.counts
         self.names = tuple(fit.counts.names)
-        self._item_arm = item_arm
+        self._rows = rows  # (arm, item, share) of each item's share of an arm
         self._labeled = labeled
-        self._item_weight = item_weight
+        self.uncertain = dict(uncertain or {})
         self._seed = seed
 
     # ---- accessors --------------------------------------------------------------------
@@ -100,9 +102,7 @@ class AccuracySurface:
         A value may be a list (``race=["Asian", "Other"]``). The interval comes from the
         joint draws of the arms involved, so it is not a sum of per-arm intervals.
         """
-        mask = self._select(values)
-        n = self.counts.arm_items[mask]
-        draws = self.draws[:, mask] @ n / n.sum()
+        draws = self.fit.accuracy.pooled(self._select(values), self.counts.arm_items)
         label = ", ".join(f"{k}={v}" for k, v in values.items()) or "all items"
         return Estimate.from_draws(f"accuracy ({label})", draws, np.full(draws.size, 1 / draws.size), level)
 
@@ -123,9 +123,8 @@ class AccuracySurface:
                 mask = (values[rows] == r) & ((values[cols] == c) if cols else True)
                 if not mask.any():
                     continue
-                n = self.counts.arm_items[mask]
-                d = self.draws[:, mask] @ n / n.sum()
-                mean[i, j], n_items[i, j] = d.mean(), n.sum()
+                d = self.fit.accuracy.pooled(mask, self.counts.arm_items)
+                mean[i, j], n_items[i, j] = d.mean(), self.counts.arm_items[mask].sum()
                 lower[i, j], upper[i, j] = np.quantile(d, [tail, 1 - tail])
         return {"rows": r_levels, "cols": c_levels, "mean": mean, "lower": lower, "upper": upper,
                 "n_items": n_items, "row_name": rows, "col_name": cols}
@@ -138,7 +137,7 @@ class AccuracySurface:
         removes the most posterior variance of its accuracy (see :mod:`spe.surface.explore`);
         the item is drawn at random within the arm. Label them and refit.
         """
-        if self._item_arm is None:
+        if self._rows is None:
             raise ValueError("this surface was made from counts: it knows no items to suggest")
         if not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
@@ -153,7 +152,7 @@ class AccuracySurface:
         eligible = c.arm_items >= min_items
         picks = choose_arms(k, jacobian, latent_var, item_var, c.arm_items, n_unlabeled, eligible)
         rng = np.random.default_rng(self._seed if seed is None else seed)
-        return items_for_arms(picks, self._item_arm, ~self._labeled, rng)
+        return items_for_arms(picks, *self._rows, ~self._labeled, rng)
 
     # ---- reports ----------------------------------------------------------------------
     def summary(self, level: float = 0.9, n_worst: int = 5) -> str:
