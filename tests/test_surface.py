@@ -341,3 +341,21 @@ def test_uncertain_attribute_bad_inputs():
         UncertainAttribute(np.full((2, 2), 0.5), levels=["a", "b"], known=np.array(["z", None], dtype=object))
     with pytest.raises(ValueError, match="different lengths"):
         spe.accuracy_surface({"u": UncertainAttribute(np.full((3, 2), 0.5)), "v": np.arange(4)}, np.ones(4))
+
+
+def test_polars_columns_and_nullable_labels():
+    pl = pytest.importorskip("polars")
+    attrs, correct, conf, _ = world(15, n=300)
+    lab = hide(correct, 90, 15)
+    a = spe.accuracy_surface(attrs, lab, conf, seed=1)
+    frame = pl.DataFrame(attrs)
+    labels = pl.Series([None if np.isnan(v) else int(v) for v in lab])
+    b = spe.accuracy_surface(frame, labels, pl.Series(conf), seed=1)
+    np.testing.assert_array_equal(a.draws, b.draws)
+
+
+def test_lazy_attributes_are_refused_naming_the_counting_path():
+    da = pytest.importorskip("dask.array")
+    attrs, correct, conf, _ = world(16, n=100)
+    with pytest.raises(TypeError, match="count_arms"):
+        spe.accuracy_surface({"a": da.from_array(attrs["a0"], chunks=10), "b": attrs["a1"]}, correct, conf)

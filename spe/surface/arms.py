@@ -13,7 +13,11 @@ from typing import Mapping
 
 import numpy as np
 
+from ..scores.columns import eager_values, frame_models, refuse_lazy
 from .uncertain import UncertainAttribute
+
+_LAZY_HINT = ("count it chunk by chunk with spe.surface.count_arms, merge the counts and fit them with "
+              "spe.surface.surface_from_counts; or call .compute() if it fits in memory")
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,11 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
     """
     if attributes is None:
         raise ValueError("attributes are required: a DataFrame, a dict name -> values, or an (N, A) array")
-    if isinstance(attributes, Mapping):
+    refuse_lazy(attributes, "attributes", _LAZY_HINT)
+    frame = frame_models(attributes)
+    if frame is not None:
+        columns = frame
+    elif isinstance(attributes, Mapping):
         columns = {str(k): v for k, v in attributes.items()}
     elif hasattr(attributes, "columns") and not isinstance(attributes, np.ndarray):
         columns = {str(c): attributes[c] for c in attributes.columns}
@@ -106,6 +114,8 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
 
 
 def _column(values, name) -> np.ndarray:
+    refuse_lazy(values, f"attribute {name!r}", _LAZY_HINT)
+    values = eager_values(values)
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
     arr = np.asarray(values)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..scores.columns import eager_values, refuse_lazy
 from .arms import encode_arms
 
 #: Width of a confidence cell on the logit scale: within one cell P(correct) moves by at
@@ -27,8 +28,8 @@ def as_correct(correct, n: int | None = None) -> np.ndarray:
     """1 (right), 0 (wrong) or NaN (not labeled) per item, checked."""
     if correct is None:
         raise ValueError("correct is required: 1 where the classifier was right, 0 where wrong, NaN if not labeled")
-    if hasattr(correct, "to_numpy"):
-        correct = correct.to_numpy()
+    refuse_lazy(correct, "correct")
+    correct = eager_values(correct)
     arr = np.asarray(correct)
     if arr.dtype == object:
         arr = np.array([np.nan if v is None else v for v in arr.tolist()])
@@ -49,8 +50,8 @@ def as_confidence(confidence, n: int) -> np.ndarray | None:
     """The classifier's confidence in its prediction per item, in [0, 1], or None."""
     if confidence is None:
         return None
-    if hasattr(confidence, "to_numpy"):
-        confidence = confidence.to_numpy()
+    refuse_lazy(confidence, "confidence")
+    confidence = eager_values(confidence)
     try:
         arr = np.asarray(confidence, dtype=float).ravel()
     except (TypeError, ValueError):
