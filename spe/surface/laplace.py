@@ -165,7 +165,7 @@ class LatentLogistic:
         g_v = (self.rows * (1 - m.W / m.D)[:, None])[self.cell]
         if self.with_slope:
             g_v = np.concatenate([g_v, (self.x - (m.Wx / m.D)[self.cell])[:, None]], axis=1)
-        var_eta = np.einsum("ij,jk,ik->i", g_v, s_inv, g_v) + 1 / m.D[self.cell]
+        var_eta = np.sum((g_v @ s_inv) * g_v, axis=1) + 1 / m.D[self.cell]
         h_ve = m.W[:, None] * self.rows  # row a: column a of H_ve
         if self.with_slope:
             h_ve = np.concatenate([h_ve, m.Wx[:, None]], axis=1)
@@ -179,7 +179,7 @@ class LatentLogistic:
                 xe = -self._arm_part(m.W, m.Wx, xv) / m.D
             else:
                 h_d = h_ve / m.D[:, None]
-                diag_ee = 1 / m.D + np.einsum("ij,jk,ik->i", h_d, s_inv, h_d)
+                diag_ee = 1 / m.D + np.sum((h_d @ s_inv) * h_d, axis=1)
                 explicit = prec_e * np.dot(m.e, m.e) - m.e.size + prec_e * np.sum(diag_ee)
                 b_e = 2 * prec_e * m.e
                 xv = -s_inv @ self._coupling(m.W, m.Wx, b_e / m.D)

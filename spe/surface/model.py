@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .counts import ArmCounts
 from .effects import Effects, anova_effects
@@ -98,11 +97,6 @@ class SurfaceFit:
         """Standard deviation of each effect group of a member, on the logit scale."""
         names = (*self.effects.group_names, "arm")
         return dict(zip(names, np.exp(self.members[member].mode.log_sd).round(4).tolist()))
-
-    def item_probability(self) -> np.ndarray:
-        """Posterior mean P(right) of an unlabeled item in each cell of ``counts``."""
-        p = special.expit(self.arm_constant[:, self.counts.cell_arm] + self.slope[:, None] * self.counts.cell_x)
-        return p.mean(axis=0)
 
 
 def _fit_member(counts, effects, spec: MemberSpec, n_draws, rng) -> Member:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ..metrics.curves import Estimate
 from .explore import choose_arms, items_for_arms
 from .model import SurfaceFit
+from .realised import unlabeled_variance_parts
 
 #: Arms smaller than this are reported but not targeted by ``suggest_labels`` (the AAA
 #: paper scores arms of at least five items: smaller ones are mostly their items' own luck).
@@ -142,10 +142,7 @@ class AccuracySurface:
         if not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         c = self.counts
-        unlabeled_cells = c.n_items - c.n_labeled
-        p = special.expit(self.fit.arm_constant[:, c.cell_arm] + self.fit.slope[:, None] * c.cell_x).mean(axis=0)
-        per_item = c.per_arm(unlabeled_cells * p * (1 - p))
-        n_unlabeled = c.per_arm(unlabeled_cells)
+        per_item, n_unlabeled = unlabeled_variance_parts(c, self.fit.arm_constant, self.fit.slope)
         item_var = per_item / np.maximum(n_unlabeled, 1e-12)
         jacobian = per_item / np.maximum(c.arm_items, 1e-12)
         latent_var = self.fit.arm_constant.var(axis=0)
