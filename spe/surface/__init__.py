@@ -4,7 +4,7 @@ Data flow: attributes -> arms (:mod:`.arms`) -> counts per arm and confidence ce
 (:mod:`.counts`, mergeable) -> the multilevel model of correctness with the recalibrated
 confidence (:mod:`.effects`, :mod:`.laplace`, :mod:`.model`) -> draws of each arm's
 realised accuracy (:mod:`.realised`) -> :class:`AccuracySurface` (tables, marginals,
-which items to label next (:mod:`.explore`), summary and heatmap (:mod:`.report`)).
+which items to label next (:mod:`.suggest`), summary and heatmap (:mod:`.report`)).
 """
 
 from .arms import Arms, encode_arms

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics.curves import Estimate
-from .explore import choose_arms, items_for_arms
+from .suggest import choose_arms, items_for_arms
 from .model import SurfaceFit
 from .realised import unlabeled_variance_parts
 
@@ -134,7 +134,7 @@ class AccuracySurface:
         """Indices of ``k`` unlabeled items whose labels shrink the surface's uncertainty most.
 
         Each pick goes to the arm (of at least ``min_items`` items) where one more label
-        removes the most posterior variance of its accuracy (see :mod:`spe.surface.explore`);
+        removes the most posterior variance of its accuracy (see :mod:`spe.surface.suggest`);
         the item is drawn at random within the arm. Label them and refit.
         """
         if self._rows is None:
