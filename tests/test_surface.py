@@ -11,6 +11,8 @@ from spe.surface import count_arms, surface_from_counts
 from spe.surface.effects import anova_effects
 from spe.surface.laplace import LatentLogistic, Priors
 
+from .helpers import hide_labels as hide
+
 
 def world(seed, n=3000, arm_sd=0.8, calibrated=False, levels=(3, 4, 3)):
     """Items with attributes, a true per-item P(right) = sigmoid(g(arm) + h_i), and a
@@ -27,22 +29,6 @@ def world(seed, n=3000, arm_sd=0.8, calibrated=False, levels=(3, 4, 3)):
     correct = (rng.random(n) < p).astype(float)
     confidence = special.expit(h)
     return attrs, correct, confidence, p
-
-
-def hide(correct, n_labeled, seed):
-    rng = np.random.default_rng(seed)
-    out = np.full(correct.size, np.nan)
-    keep = rng.choice(correct.size, n_labeled, replace=False)
-    out[keep] = correct[keep]
-    return out
-
-
-def truth_and_scores(surf, attrs, correct, est):
-    full = count_arms(attrs, correct)
-    truth = full.arm_correct / full.arm_items
-    ev = full.arm_items >= 5
-    lo, hi = est.interval(0.9) if hasattr(est, "interval") else est
-    return truth, ev, lo, hi
 
 
 # ---- inputs -----------------------------------------------------------------------------
