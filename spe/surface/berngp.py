@@ -78,7 +78,7 @@ def laplace_mode(K, m, n, c, alpha=None, max_iter=100, tol=1e-10) -> LaplaceMode
             f_try = K @ a_try + m
             ll_try = _binomial(f_try, n, c)[0]
             psi_try = ll_try - 0.5 * a_try @ (f_try - m)
-            if psi_try >= psi - 1e-12 or step < 1e-6:
+            if (np.isfinite(psi_try) and psi_try >= psi - 1e-12) or step < 1e-6:
                 break
             step /= 2
         a, f = a_try, f_try

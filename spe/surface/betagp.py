@@ -78,6 +78,11 @@ class _Latent:
         self.n, self.c, self.supervise, self.size = n, c, supervise, n.size
 
     def likelihood(self, f, g):
+        # far-out trial points may overflow; their non-finite value makes the line search back off
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._likelihood(f, g)
+
+    def _likelihood(self, f, g):
         value, grad, hess = beta_binomial(f, g, self.n, self.c)
         grad_f, grad_g, w_f, w_g = grad[:, 0], grad[:, 1], -hess[:, 0, 0], -hess[:, 1, 1]
         coupling = None
@@ -134,10 +139,10 @@ class _Latent:
                 z_try = self.latent(a_try)
                 value_try, grad_try, w_try, coupling_try = self.likelihood(*z_try)
                 psi_try = self._objective(a_try, z_try, value_try)
-                if psi_try >= psi - 1e-12 or step < 1e-8:
+                if (np.isfinite(psi_try) and psi_try >= psi - 1e-12) or step < 1e-8:
                     break
                 step /= 2
-            gain = psi_try - psi
+            gain = psi_try - psi if np.isfinite(psi_try) else -np.inf
             if gain >= -1e-12:
                 alpha, z, value, grad, w, coupling, psi = a_try, z_try, value_try, grad_try, w_try, coupling_try, psi_try
             if abs(gain) < tol * max(1.0, abs(psi)) or step < 1e-8:
@@ -255,15 +260,18 @@ class BetaGP:
         def objective(theta):
             latent = self._latent(theta, dist, m_f, n, c)
             mode = latent.mode(warm.get("alpha"))
-            warm["alpha"] = mode.alpha
             z = (theta - centre) / spread
-            return -(latent.log_evidence(mode) - 0.5 * z @ z)
+            value = latent.log_evidence(mode) - 0.5 * z @ z
+            if not np.isfinite(value):
+                return 1e10  # outside the region where the approximation holds: steer away
+            warm["alpha"] = mode.alpha
+            return -value
 
         theta0 = np.array([np.log(s_start), np.log(s_start), 0.0, SCALE_MEAN_PRIOR[0]])
         res = optimize.minimize(objective, theta0, method="L-BFGS-B",
                                 bounds=[(-5, 3), (-5, 3), (-3, 4), (-5, 15)],
                                 options={"maxiter": self.max_iter, "eps": 1e-4})
-        theta = res.x if np.isfinite(res.fun) else theta0
+        theta = res.x if res.fun < 1e10 else theta0
         latent = self._latent(theta, dist, m_f, n, c)
         return theta, latent, latent.mode(warm.get("alpha"))
 
