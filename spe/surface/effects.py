@@ -31,11 +31,15 @@ class Effects:
         Variance group of each effect: ``0..A-1`` the main effect of attribute k,
         ``A`` every pairwise interaction.
     group_names : tuple of str
+    multiplicity : ndarray (n_groups,)
+        How many independent effects of a group an arm carries: 1 for an attribute's main
+        effect, the number of attribute pairs for the interactions (their variances add).
     """
 
     matrix: sparse.csr_matrix
     group: np.ndarray
     group_names: tuple
+    multiplicity: np.ndarray
 
     @property
     def n_effects(self) -> int:
@@ -67,5 +71,7 @@ def anova_effects(codes: np.ndarray, names, pairs: bool = True) -> Effects:
         _, index = np.unique(col, return_inverse=True)
         blocks.append(sparse.csr_matrix((np.ones(m), (np.arange(m), index.ravel())), shape=(m, index.max() + 1)))
         groups.append(np.full(index.max() + 1, g))
-    names = tuple(f"main:{n}" for n in names) + (("pairs",) if pairs and a > 1 else ())
-    return Effects(sparse.hstack(blocks, format="csr"), np.concatenate(groups), names)
+    with_pairs = pairs and a > 1
+    group_names = tuple(f"main:{n}" for n in names) + (("pairs",) if with_pairs else ())
+    multiplicity = np.array([1.0] * a + ([a * (a - 1) / 2] if with_pairs else []))
+    return Effects(sparse.hstack(blocks, format="csr"), np.concatenate(groups), group_names, multiplicity)

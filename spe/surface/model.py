@@ -1,24 +1,21 @@
 """spe's surface model: the classifier's confidence, recalibrated by the labels, plus
-ANOVA arm effects; several such models pooled by how well they predict held-out labels.
+attribute effects, averaged over two priors for the recalibration.
 
-Members (all the multilevel logistic model of :mod:`.laplace`, differing in priors):
+Both members are the multilevel logistic model of :mod:`.laplace` (Platt scaling of the
+confidence, main effects, pairwise interactions, arm deviations, their scales integrated
+out); they differ in how far the labels may move the recalibration:
 
-* ``confidence``: the confidence is right (recalibration prior tight at the identity, as
-  spe's ``calibrated`` score model) and attributes add nothing: Ji et al.'s score prior;
-* ``recalibrated``: Platt scaling of the confidence with spe's wide prior, no attribute effects;
-* ``surface``: Platt scaling plus main effects, pairwise interactions and arm deviations,
-  their scales by the Laplace marginal posterior.
+* ``confidence``: the confidence is nearly right (alpha ~ N(0, 0.25^2), beta ~ N(1, 0.2^2),
+  the prior of spe's ``calibrated`` score model): Ji et al.'s score prior, with effects;
+* ``recalibrated``: spe's wide Platt prior (alpha ~ N(0, 1.5^2), beta ~ N(1, 1)).
 
-Without confidence the members are ``constant`` (one accuracy for all arms) and ``surface``.
-The members are nested (``surface`` with its scales at zero is ``recalibrated``), so together
-they are one model with a spike-and-slab prior on the attribute effects, and they are
-weighed by their marginal likelihoods (Bayesian model averaging, Laplace approximations;
-the learned scales integrated out). A surface earns weight only when the labels hold more
-evidence for attribute effects than their prior spreads thin; with few labels the
-classifier's confidence keeps it honest. (Leave-one-out weights, as :func:`spe.fit` uses
-for score models, gave the over-fitted ``surface`` member 0.43 of the weight at 100 labels
-on the shared COMPAS file, see the user guide's evidence.) With no labels the
-``confidence`` member answers alone: its prior is all there is.
+They are weighed by their marginal likelihoods (Bayesian model averaging). Without
+confidence there is one member, ``labels``: the multilevel model of the labels alone.
+Attribute effects are never switched off: a spike at "no effects" let a handful of labels
+declare them absent and cost interval coverage on generated surfaces whose effects were
+real (0.81 of arms at 100 labels); their continuous shrinkage (:meth:`.LatentLogistic.log_hyperprior`)
+keeps them small until the labels say otherwise. With no labels the ``confidence``
+member answers alone, its scales at their prior.
 """
 
 from __future__ import annotations
@@ -47,10 +44,8 @@ class MemberSpec:
 
 def member_specs(has_confidence: bool) -> dict:
     if has_confidence:
-        return {"confidence": MemberSpec(CONFIDENCE_PRIORS, False),
-                "recalibrated": MemberSpec(Priors(), False),
-                "surface": MemberSpec(Priors(), True)}
-    return {"constant": MemberSpec(Priors(intercept_sd=2.0), False), "surface": MemberSpec(Priors(intercept_sd=2.0), True)}
+        return {"confidence": MemberSpec(CONFIDENCE_PRIORS, True), "recalibrated": MemberSpec(Priors(), True)}
+    return {"labels": MemberSpec(Priors(intercept_sd=2.0), True)}
 
 
 @dataclass
@@ -58,15 +53,10 @@ class Member:
     """One fitted member: its model, mode, and draws of arm predictors and slope."""
 
     model: LatentLogistic
-    mode: Mode
+    mode: Mode                # at the most probable scales
     arm_constant: np.ndarray  # (S, M)
     slope: np.ndarray         # (S,)
-
-    learned: bool = False
-
-    def log_marginal(self) -> float:
-        """log p(labels | member), its learned scales integrated out."""
-        return self.model.log_marginal(self.mode) if self.learned else self.mode.log_evidence
+    log_marginal: float       # log p(labels | member), learned scales integrated out
 
 
 @dataclass
@@ -93,24 +83,42 @@ class SurfaceFit:
     slope: np.ndarray
     accuracy: ArmEstimate
 
-    def scales(self, member: str = "surface") -> dict:
-        """Standard deviation of each effect group of a member, on the logit scale."""
+    def scales(self, member: str | None = None) -> dict:
+        """Standard deviation of each effect group (at the most probable scales) of a member
+        (default: the heaviest), on the logit scale."""
+        member = member or max(self.weights, key=self.weights.get)
         names = (*self.effects.group_names, "arm")
         return dict(zip(names, np.exp(self.members[member].mode.log_sd).round(4).tolist()))
+
+    def effect_sd(self, member: str | None = None) -> float:
+        """Total standard deviation the attribute effects add to an arm's logit (most
+        probable scales of a member, default the heaviest)."""
+        member = member or max(self.weights, key=self.weights.get)
+        return _total_sd(self.members[member])
+
+
+def _total_sd(member: Member) -> float:
+    m = member.model
+    return float(np.sqrt(np.sum(m.multiplicity * np.exp(2 * member.mode.log_sd))))
 
 
 def _fit_member(counts, effects, spec: MemberSpec, n_draws, rng) -> Member:
     model = LatentLogistic(counts, effects, spec.priors)
     if spec.learn_scales and counts.n_labeled.sum() > 0:
-        mode = model.fit_scales()
-    elif spec.learn_scales:  # no labels to learn from: the scales' prior median
-        mode = model.mode(np.full(effects.n_groups + 1, np.log(0.674 * spec.priors.scale)))
+        scales = model.integrate_scales(rng)
+        modes, share, best, log_marginal = scales.modes, scales.weights, scales.best, scales.log_marginal
     else:
-        mode = model.mode(np.full(effects.n_groups + 1, LOG_SD_BOUNDS[0]))
-    v, e = model.draw(mode, n_draws, rng)
+        if spec.learn_scales:  # no labels to learn from: the scales' prior mode (the total split evenly)
+            best = model.mode(0.5 * np.log(spec.priors.scale**2 / model.multiplicity.size / model.multiplicity))
+        else:
+            best = model.mode(np.full(effects.n_groups + 1, LOG_SD_BOUNDS[0]))
+        modes, share, log_marginal = [best], np.ones(1), best.log_evidence
+    counts_per_mode = rng.multinomial(n_draws, share)
+    parts = [model.draw(m, c, rng) for m, c in zip(modes, counts_per_mode) if c]
+    v, e = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     arm_constant = np.asarray((model.design @ v[:, : model.n_const].T).T) + e
     slope = v[:, -1] if model.with_slope else np.zeros(n_draws)
-    return Member(model, mode, arm_constant, slope, learned=spec.learn_scales and counts.n_labeled.sum() > 0)
+    return Member(model, best, arm_constant, slope, log_marginal)
 
 
 def member_weights(members: dict, n_labeled: float) -> dict:
@@ -118,7 +126,7 @@ def member_weights(members: dict, n_labeled: float) -> dict:
     if n_labeled < MIN_LABELS_TO_WEIGH:
         first = next(iter(members))
         return {name: float(name == first) for name in members}
-    log_m = np.array([m.log_marginal() for m in members.values()])
+    log_m = np.array([m.log_marginal for m in members.values()])
     w = np.exp(log_m - log_m.max())
     return dict(zip(members, (w / w.sum()).tolist()))
 

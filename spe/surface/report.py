@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 DESCRIPTIONS = {
-    "confidence": "the classifier's confidence is right (prior tight at the identity), no attribute effects",
-    "recalibrated": "Platt scaling of the confidence, no attribute effects",
-    "constant": "one accuracy for every arm",
-    "surface": "attribute main effects, pairwise interactions and arm deviations"
-               " (on top of Platt scaling of the confidence, when given)",
+    "confidence": "the confidence nearly right (recalibration prior tight at the identity) + attribute effects",
+    "recalibrated": "the confidence recalibrated (Platt, wide prior) + attribute effects",
+    "labels": "attribute effects learned from the labels alone (no confidence given)",
 }
 
 
@@ -30,9 +28,9 @@ def surface_summary(surf, level: float, n_worst: int) -> str:
         a, b = fit.arm_constant.mean(), fit.slope.mean()
         lines.append(f"  recalibration (pooled): logit P(right) = {a:.3g} + {b:.3g} logit(confidence), "
                      "averaged over arms")
-    if "surface" in fit.members:
-        scales = ", ".join(f"{k.removeprefix('main:')} {v:.2g}" for k, v in fit.scales("surface").items())
-        lines.append(f"  scales of the surface member (sd, logit scale): {scales}")
+    heaviest = max(surf.weights, key=surf.weights.get)
+    scales = ", ".join(f"{k.removeprefix('main:')} {v:.2g}" for k, v in fit.scales(heaviest).items())
+    lines.append(f"  attribute effects' scales ({heaviest}, sd on the logit scale, most probable): {scales}")
     overall = surf.marginal(level=level)
     pct = f"{100 * level:g}%"
     lines.append(f"  accuracy over all items: {overall.mean:.3f} [{pct} {overall.lower:.3f}, {overall.upper:.3f}]")
