@@ -1,0 +1,176 @@
+"""The one-dimensional search both algorithms run: the best point of a path of confusions.
+
+Along a path t -> C(t) (the upper boundary of a class pair's face, or one angle of the
+sphere) the oracle's metric is unimodal (Lemma 2). Each round queries the five points
+a < c < d < e < b ("is c better than a? d than c? e than d? b than e?") and keeps the half
+of [a, b] that holds the best one (ShrinkInterval, Hiranandani et al. Algorithm 1); rounds
+go on while b - a > tolerance, so a search asks at most 4 ceil(log2((hi - lo) / tolerance))
+questions.
+
+Two things the paper's population setting does not meet, handled here:
+
+* **Ties.** On finitely many items a range of t (a plateau) gives the *same* matrix. Two
+  identical matrices are not shown (the answer carries nothing). When the best sampled
+  vertex spans several of the five points, its plateau is computed (not asked) and the
+  oracle compares it with the neighbouring vertex on each side: a better neighbour moves
+  the search past the plateau (at least a fourfold shrink), none makes the vertex the best
+  one, and the search ends on its plateau (which :mod:`spe.elicitation.chords` may bisect).
+  A round then asks at most 2 + 2 questions.
+* **Inconsistent answers.** "Better, worse, better" is impossible for a unimodal metric;
+  the round is counted (see :attr:`SearchResult.inconsistent`) and the first "worse"
+  decides, as in the paper.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Round:
+    """One round: the parameters, the pairs compared (indices into ``points``) and the answers.
+
+    ``kind="peak"``: the five points of a search round, answers "is the next one better?";
+    ``kind="above"``: one point m and the answer to "is the best point beyond m?" (a step off
+    a plateau, or a chord question of :mod:`spe.elicitation.chords`).
+    """
+
+    points: tuple
+    compared: list
+    answers: list
+    kind: str = "peak"
+
+
+@dataclass
+class SearchResult:
+    """Where one search ended: the final interval and its middle (the estimate)."""
+
+    name: str
+    lo: float
+    hi: float
+    interval: tuple
+    rounds: list = field(default_factory=list)
+    inconsistent: int = 0
+    on_plateau: bool = False
+
+    @property
+    def estimate(self) -> float:
+        return 0.5 * (self.interval[0] + self.interval[1])
+
+    @property
+    def n_queries(self) -> int:
+        return sum(len(r.answers) for r in self.rounds)
+
+
+def max_queries(width: float, tolerance: float) -> int:
+    """Questions one search asks at most: 4 ceil(log2(width / tolerance))."""
+    return 4 * max(0, math.ceil(math.log2(width / tolerance) - 1e-12))
+
+
+def _runs(keys) -> list[tuple[int, int]]:
+    """Runs of equal consecutive keys as (first index, last index)."""
+    out, start = [], 0
+    for j in range(1, len(keys) + 1):
+        if j == len(keys) or keys[j] != keys[start]:
+            out.append((start, j - 1))
+            start = j
+    return out
+
+
+def _halve(j: int, t) -> tuple[float, float]:
+    """ShrinkInterval: the half of [a, b] that holds the best point when it is point j."""
+    if j <= 1:
+        return t[0], t[2]
+    if j == 2:
+        return t[1], t[3]
+    return t[2], t[4]
+
+
+def _compare(path, ask, first_t, second_t, name, worst) -> bool:
+    """Is the point at ``first_t`` better (``worst``: worse) than the one at ``second_t``?"""
+    first, second = path.confusion(first_t), path.confusion(second_t)
+    return bool(ask(second, first, name) if worst else ask(first, second, name))
+
+
+def _step_off_plateau(path, ask, t, run, a, b, name, worst, result):
+    """The best sampled vertex spans several points: ask whether its neighbour vertex on
+    either side is better. Returns the new interval, or None when the vertex is the best
+    (then the interval is its plateau and the search is over)."""
+    s0, s1 = run
+    lo, hi = path.plateau(t[s0])
+    if hi < b:
+        right = _compare(path, ask, hi, t[s0], name, worst)
+        result.rounds.append(Round((hi,), [], [right], kind="above"))
+        if right:
+            return hi, (t[s1 + 1] if s1 < 4 else b)
+    if lo > a:
+        left = _compare(path, ask, np.nextafter(lo, -np.inf), t[s0], name, worst)
+        result.rounds.append(Round((lo,), [], [not left], kind="above"))
+        if left:
+            return (t[s0 - 1] if s0 > 0 else a), lo
+    return None
+
+
+def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False) -> SearchResult:
+    """Binary search for the oracle's best (``worst=True``: worst) point on ``path``.
+
+    ``path`` has ``lo``, ``hi``, ``confusion(t)``, ``key(t)`` (equal keys = the same matrix)
+    and ``plateau(t)`` (the interval of t giving the same matrix, half-open: its upper end
+    is the next vertex); ``ask(first, second, name)`` returns True when ``first`` is preferred.
+    """
+    a, b = float(path.lo), float(path.hi)
+    result = SearchResult(name, a, b, (a, b))
+    while b - a > tolerance:
+        t = (a, (3 * a + b) / 4, (a + b) / 2, (a + 3 * b) / 4, b)
+        runs = _runs([path.key(x) for x in t])
+        if len(runs) == 1:  # the whole interval is one vertex, so it is the best: nothing to ask
+            lo, hi = path.plateau(t[2])
+            a, b = max(a, lo), min(b, hi)
+            result.on_plateau = True
+            break
+        compared, answers = [], []
+        for (s0, _), (s1, _) in zip(runs, runs[1:]):  # "is the next one better?"
+            compared.append((s1, s0))
+            answers.append(_compare(path, ask, t[s1], t[s0], name, worst))
+        result.rounds.append(Round(t, compared, answers))
+        best = answers.index(False) if False in answers else len(answers)
+        if any(answers[best:]):
+            result.inconsistent += 1
+        s0, s1 = runs[best]
+        if s0 == s1:
+            a, b = _halve(s0, t)
+            continue
+        moved = _step_off_plateau(path, ask, t, runs[best], a, b, name, worst, result)
+        if moved is None:
+            lo, hi = path.plateau(t[s0])
+            a, b = max(a, lo), min(b, hi)
+            result.on_plateau = True
+            break
+        a, b = moved
+    result.interval = (a, b)
+    return result
+
+
+def location_log_likelihood(result: SearchResult, grid, lapse: float) -> np.ndarray:
+    """log P(this search's answers | the best point is at t), on ``grid``.
+
+    An answer "t_next is better than t_prev" is certain (up to ``lapse``) when the best
+    point lies beyond t_next, impossible when it lies before t_prev, and a coin flip in
+    between (either answer fits a unimodal metric there); "worse" mirrors it.
+    """
+    grid = np.asarray(grid, float)
+    out = np.zeros(grid.size)
+    for rnd in result.rounds:
+        if rnd.kind == "above":
+            above = grid > rnd.points[0]
+            out += np.log(np.where(above == rnd.answers[0], 1 - lapse / 2, lapse / 2))
+            continue
+        for (s_next, s_prev), better in zip(rnd.compared, rnd.answers):
+            t_next, t_prev = rnd.points[s_next], rnd.points[s_prev]
+            p_better = np.where(grid >= t_next, 1.0, np.where(grid <= t_prev, 0.0, 0.5))
+            p = p_better if better else 1.0 - p_better
+            out += np.log(lapse / 2 + (1 - lapse) * p)
+    return out
