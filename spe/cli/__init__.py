@@ -7,6 +7,7 @@
     spe fit DATA.csv --prob-prefix lr_,nb_ [--label-col Y]      (multiclass models: columns lr_cat, nb_cat, ...)
     spe threshold DATA.csv --score-col S --label-col Y --min-precision P --min-recall R
     spe label DATA.csv --state S.json --score-col S --threshold T
+    spe elicit DATA.csv --prob-cols P0,P1,P2 --state S.json [--label-col Y]   (your metric, from comparisons)
 
 Errors are one line on stderr (``spe: error: ...``) with exit status 2; no traceback.
 """
@@ -16,11 +17,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, fit, label, threshold
+from . import demo, elicit, fit, label, threshold
 from ._common import CLIError
 
 #: Subcommands in the order ``spe --help`` lists them.
-COMMANDS = (fit, threshold, label, demo)
+COMMANDS = (fit, threshold, label, elicit, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

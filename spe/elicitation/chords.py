@@ -4,7 +4,7 @@ The paper's Assumption 1 (every likelihood ratio eta_i / eta_j takes every value
 [0, inf)) makes each face D_{r,i} strictly convex, so each share m has its own boundary
 point. It fails on every real data set and even on the paper's own synthetic classes: with
 X in [-1, 1] and eta_i proportional to 1 / (1 + exp(p_i x)) the ratio eta_1 / eta_2 only
-spans [0.75, 5.7], so every m above 0.57 gives the same rule, "always class 1". A metric
+spans [0.77, 5.7], so every m above 0.57 gives the same rule, "always class 1". A metric
 whose best share m* = a_r / (a_r + a_i) lies in such a plateau cannot be told apart from
 the others there by comparing boundary points: they all compare the same matrices.
 

@@ -46,18 +46,40 @@ class PairSearch:
     answers: slice
 
 
-def pair_searches(space: ConfusionSpace, ask, tolerance: float) -> list[PairSearch]:
+class _Unseen:
+    """A boundary whose plateaus the search is not told about (the paper's algorithm as
+    written: identical matrices are shown too, and a tie is answered "not better")."""
+
+    ask_ties = True
+
+    def __init__(self, boundary):
+        self.boundary, self.lo, self.hi = boundary, boundary.lo, boundary.hi
+
+    def key(self, m):
+        return float(m)
+
+    def plateau(self, m):
+        return float(m), float(m)
+
+    def confusion(self, m):
+        return self.boundary.confusion(m)
+
+
+def pair_searches(space: ConfusionSpace, ask, tolerance: float, champion: bool = True,
+                  plateaus: bool = True) -> list[PairSearch]:
     """K - 1 searches with a running champion as the reference (``ask``: an
-    :class:`~spe.elicitation.oracles.Asker`)."""
+    :class:`~spe.elicitation.oracles.Asker`). ``champion=False, plateaus=False`` is the
+    paper's Algorithm 1 as written (reference class 0; flat pieces of the boundary unseen),
+    kept for comparison."""
     ref, out = 0, []
     for i in range(1, space.n_classes):
         boundary = space.pair(ref, i, True)
         first = len(ask.history)
-        up = search_best(boundary, ask, tolerance, name=f"classes {ref} vs {i}")
+        up = search_best(boundary if plateaus else _Unseen(boundary), ask, tolerance, name=f"classes {ref} vs {i}")
         if up.on_plateau:
             refine_on_plateau(boundary, up, ask, tolerance)
         out.append(PairSearch(ref, i, up, slice(first, len(ask.history))))
-        if up.estimate < 0.5:
+        if champion and up.estimate < 0.5:
             ref = i
     return out
 
@@ -81,7 +103,7 @@ def shares_from_weights(pairs: list[PairSearch], weights) -> np.ndarray:
     return np.stack([a[..., p.parent] / (a[..., p.parent] + a[..., p.child]) for p in pairs], axis=-1)
 
 
-def elicit_diagonal(space: ConfusionSpace, ask, tolerance: float):
+def elicit_diagonal(space: ConfusionSpace, ask, tolerance: float, champion: bool = True, plateaus: bool = True):
     """Algorithm 1: (simplex weights, the pair searches)."""
-    pairs = pair_searches(space, ask, tolerance)
+    pairs = pair_searches(space, ask, tolerance, champion, plateaus)
     return weights_from_shares(pairs, [p.upper.estimate for p in pairs]), pairs

@@ -16,12 +16,9 @@ from .oracles import Asker
 from .posterior import answer_model, diagonal_posterior, fractional_posterior, linear_posterior
 from .radius import sphere_radius
 from .result import ElicitedMetric
+from .search import InconsistentAnswersWarning
 from .space import ConfusionSpace
 from .sphere import elicit_linear
-
-
-class InconsistentAnswersWarning(UserWarning):
-    """Some answers are impossible for any metric of the family (noise, or another family)."""
 
 
 #: Below this radius the sphere of Algorithm 2 is a point: the probabilities carry no signal.
@@ -29,9 +26,12 @@ MIN_RADIUS = 1e-9
 
 
 def _answers(asker, diagonal: bool):
+    """(features of first minus second, votes for the first) per question: with repeats,
+    every vote is an observation (a majority would discard how split they were)."""
     first = np.array([q.first for q in asker.history])
     second = np.array([q.second for q in asker.history])
-    return features(first, diagonal) - features(second, diagonal), np.array([q.answer for q in asker.history])
+    votes = np.array([sum(q.votes) for q in asker.history], float)
+    return features(first, diagonal) - features(second, diagonal), votes
 
 
 def _last_cycle(searches, q):
@@ -46,8 +46,8 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
         structure = {"pairs": pairs, "searches": [p.upper for p in pairs]}
 
         def factory(rng):
-            diffs, answers = _answers(asker, True)
-            return diagonal_posterior(pairs, diffs, answers, model, weights, n_draws, rng, tol), None
+            diffs, votes = _answers(asker, True)
+            return diagonal_posterior(pairs, diffs, votes, asker.repeats, model, weights, n_draws, rng, tol), None
 
         return DiagonalLinear(weights), None, structure, factory
     if family == "diagonal-fractional":
@@ -65,9 +65,9 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
         structure = {"theta": theta, "searches": searches, "cycles": cycles}
 
         def factory(rng):
-            diffs, answers = _answers(asker, False)
+            diffs, votes = _answers(asker, False)
             widths = [s.interval[1] - s.interval[0] for s in _last_cycle(searches, q)]
-            return linear_posterior(theta, widths, diffs, answers, model, n_draws, rng), None
+            return linear_posterior(theta, widths, diffs, votes, asker.repeats, model, n_draws, rng), None
 
         return Linear(weights, space.n_classes), radius, structure, factory
     metric, (theta_best, theta_worst, searches) = elicit_fractional(space, asker, tol, False, radius, cycles)
@@ -119,7 +119,9 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
         How answers relate to the metric in the posterior
         (:class:`~spe.elicitation.posterior.AnswerModel`): ``"exact"``, ``"threshold"``
         (wrong only within ``noise_scale`` = eps_Omega) or ``"bradley-terry"`` (logistic with
-        ``noise_scale``), each with a ``lapse`` share of random answers.
+        ``noise_scale``), each with a ``lapse`` share of random answers. With a noisy model
+        the reported weights of the linear families are the posterior mean (every answer
+        weighed as evidence; the searches' own estimate stays in ``search_weights``).
     cycles : int
         Passes over the angles (``linear`` families; the paper's 2).
     n_draws : int
@@ -158,6 +160,8 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
     out = ElicitedMetric(family=family, metric=metric, classes=names, tolerance=tol, asker=asker,
                          searches=structure["searches"], space=space, raw_probs=raw, fit=fit, radius=radius,
                          model=model, seed=result_seed, posterior_factory=factory, structure=structure)
+    if model.kind != "exact" and family in ("diagonal", "linear"):
+        out.adopt_posterior_mean()
     _warn_if_inconsistent(out)
     return out
 

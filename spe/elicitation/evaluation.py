@@ -37,9 +37,10 @@ class Evaluation:
 
 def _multiclass_confusions(class_draws, predictions, k: int) -> np.ndarray:
     """(draws, K, K) confusion matrices of ``predictions`` under each labelling."""
-    n = class_draws.shape[1]
+    m, n = class_draws.shape
     cells = class_draws.astype(np.int64) * k + np.asarray(predictions)[None, :]
-    return np.stack([np.bincount(row, minlength=k * k) for row in cells]).reshape(-1, k, k) / n
+    cells += (np.arange(m, dtype=np.int64) * (k * k))[:, None]  # one bincount for every draw at once
+    return np.bincount(cells.ravel(), minlength=m * k * k).reshape(m, k, k) / n
 
 
 def _binary_confusions(result, predictions, rng) -> np.ndarray:
@@ -106,4 +107,4 @@ def evaluate_rules(result, rule, argmax, values_of, level: float, rng) -> Evalua
     return Evaluation(Estimate.from_draws("metric of the elicited rule", v_rule, weights, level),
                       Estimate.from_draws("metric of the top-1 rule", v_top, weights, level),
                       Estimate.from_draws("difference", diff, weights, level),
-                      float(weights @ (diff > 0)))
+                      float(np.clip(weights @ (diff > 0), 0.0, 1.0)))

@@ -46,11 +46,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import warnings
 from dataclasses import dataclass
 
 from .chords import level_search, polygon_of
+from .diagonal import weights_from_shares
 from .families import Fractional
-from .search import SearchResult
+from .search import InconsistentAnswersWarning
 from .space import ConfusionSpace, offdiag, offdiag_matrix
 from .sphere import sphere_search, unit_vector
 
@@ -193,15 +195,41 @@ def orientation_points(space: ConfusionSpace, diagonal: bool, faces=None, radius
     return (space.center + radius * unit_vector(theta_best), space.center - radius * unit_vector(theta_worst))
 
 
+def linear_fallback(space: ConfusionSpace, weights, diagonal: bool) -> Fractional:
+    """A linear metric written as a (degenerate) linear-fractional one: numerator <w, x>,
+    denominator 1, tangent w."""
+    dim = space.n_classes if diagonal else space.q
+    return Fractional(np.append(weights, 0.0), np.eye(dim + 1)[-1], space.n_classes, diagonal=diagonal,
+                      tangent=weights)
+
+
+def _canonical_or_linear(space, basis, better, worse, diagonal, weights) -> Fractional:
+    try:
+        return canonical(space, basis, better, worse, diagonal)
+    except ValueError as exc:
+        warnings.warn(f"{exc}. Returned instead: the linear metric of the first level sets found (the "
+                      "answers are noisy, or the metric is not linear-fractional).", InconsistentAnswersWarning,
+                      stacklevel=4)
+        return linear_fallback(space, weights, diagonal)
+
+
 def elicit_fractional(space: ConfusionSpace, ask, tolerance: float, diagonal: bool, radius=None, cycles: int = 2):
-    """(canonical metric, searches): faces (diagonal) or (best angles, worst angles, searches)."""
+    """(canonical metric, searches): faces (diagonal) or (best angles, worst angles, searches).
+
+    When no valid linear-fractional metric fits the answers (noise: the level sets they
+    give meet inside the reachable matrices), the linear metric of the level lines through
+    the faces' centres (diagonal; a DLPM through the champion chain) or of the sphere's
+    best point is returned, with an :class:`InconsistentAnswersWarning`.
+    """
     if diagonal:
         faces = face_levels(space, ask, tolerance)
         basis = face_pencil(space, faces, [[s.estimate for s in f.searches] for f in faces])
         better, worse = orientation_points(space, True, faces=faces)
-        return canonical(space, basis, better, worse, True), faces
+        linear = weights_from_shares(faces, [f.searches[0].estimate for f in faces])
+        return _canonical_or_linear(space, basis, better, worse, True, linear), faces
     theta_best, best = sphere_search(space, radius, ask, tolerance, cycles, worst=False, label="best")
     theta_worst, worst = sphere_search(space, radius, ask, tolerance, cycles, worst=True, label="worst")
     basis = sphere_pencil(space, radius, theta_best, theta_worst)
     better, worse = orientation_points(space, False, radius=radius, thetas=(theta_best, theta_worst))
-    return canonical(space, basis, better, worse, False), (theta_best, theta_worst, best + worst)
+    metric = _canonical_or_linear(space, basis, better, worse, False, unit_vector(theta_best))
+    return metric, (theta_best, theta_worst, best + worst)

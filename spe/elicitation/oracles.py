@@ -48,7 +48,7 @@ def truthful_oracle(metric):
 
 
 def noisy_oracle(metric, eps_omega: float, p_wrong: float = 0.5, seed=None):
-    """Right when |metric(C1) - metric(C2)| > ``eps_omega``, else wrong with probability
+    """Right when ``abs(metric(C1) - metric(C2)) > eps_omega``, else wrong with probability
     ``p_wrong`` (0.5: a coin flip; 1: always wrong, the worst case of Definition 7)."""
     metric = _metric(metric)
     if not (isinstance(eps_omega, numbers.Real) and eps_omega >= 0):

@@ -42,6 +42,8 @@ from .search import location_log_likelihood
 from .sphere import angle_bounds, unit_vector
 
 NOISE_MODELS = ("exact", "threshold", "bradley-terry")
+#: Metric differences below this are rounding: an exact oracle's answer about them is a coin flip.
+TIE = 1e-12
 GRID_CELLS = 4096
 
 
@@ -56,18 +58,19 @@ class AnswerModel:
     def prob_first(self, diff) -> np.ndarray:
         """P(the first matrix is preferred) given metric(first) - metric(second)."""
         d = np.asarray(diff, float)
-        if self.kind == "exact":
-            p = (d > 0) + 0.5 * (d == 0)
+        if self.kind == "exact":  # differences at rounding level say nothing (the oracle summed otherwise)
+            p = np.where(d > TIE, 1.0, np.where(d < -TIE, 0.0, 0.5))
         elif self.kind == "threshold":
             p = np.where(d > self.scale, 1.0, np.where(d < -self.scale, 0.0, 0.5))
         else:
             p = 0.5 * (1.0 + np.tanh(0.5 * d / self.scale))
         return self.lapse / 2 + (1 - self.lapse) * p
 
-    def log_likelihood(self, diff, answers) -> np.ndarray:
-        """Sum over the last axis of log P(answer | diff)."""
+    def log_likelihood(self, diff, votes, repeats: int = 1) -> np.ndarray:
+        """Sum over the last axis of log P(answers | diff): ``votes`` of ``repeats`` for the first."""
         p = self.prob_first(diff)
-        return np.sum(np.log(np.where(answers, p, 1.0 - p)), axis=-1)
+        votes = np.asarray(votes, float)
+        return np.sum(votes * np.log(p) + (repeats - votes) * np.log1p(-p), axis=-1)
 
 
 def answer_model(noise="exact", noise_scale=None, lapse=0.01) -> AnswerModel:
@@ -116,22 +119,23 @@ def _grid_proposal(loglik_of_shares, rng, n: int, cells: int):
     return m, np.log(p[cell] * cells)
 
 
-def diagonal_posterior(pairs, diffs, answers, model: AnswerModel, point, n: int, rng, tolerance: float):
-    """Importance-sampled DLPM posterior (see the module docstring). ``diffs``: (answers, K)
-    diagonal of first minus second; ``point``: the point estimate (for the proposal's scales)."""
+def diagonal_posterior(pairs, diffs, votes, repeats, model: AnswerModel, point, n: int, rng, tolerance: float):
+    """Importance-sampled DLPM posterior (see the module docstring). ``diffs``: (questions, K)
+    diagonal of first minus second; ``votes``: of ``repeats`` for the first; ``point``: the
+    point estimate (for the proposal's scales)."""
     cells = max(GRID_CELLS, int(40 / tolerance))
     shares, log_q = np.empty((n, len(pairs))), np.zeros(n)
     for e, p in enumerate(pairs):
         d = diffs[p.answers][:, [p.parent, p.child]]
         scale = point[p.parent] + point[p.child]
 
-        def loglik(m, d=d, scale=scale, ans=answers[p.answers]):
-            return model.log_likelihood(scale * (np.outer(m, d[:, 0]) + np.outer(1 - m, d[:, 1])), ans)
+        def loglik(m, d=d, scale=scale, ans=votes[p.answers]):
+            return model.log_likelihood(scale * (np.outer(m, d[:, 0]) + np.outer(1 - m, d[:, 1])), ans, repeats)
 
         shares[:, e], lq = _grid_proposal(loglik, rng, n, cells)
         log_q += lq + np.log(shares[:, e]) + np.log1p(-shares[:, e])
     draws = weights_from_shares(pairs, shares)
-    log_w = np.sum(np.log(draws), axis=1) + model.log_likelihood(draws @ diffs.T, answers) - log_q
+    log_w = np.sum(np.log(draws), axis=1) + model.log_likelihood(draws @ diffs.T, votes, repeats) - log_q
     return _weighted(draws, log_w, "importance sampling (grid proposals per class pair)")
 
 
@@ -141,9 +145,10 @@ def _weighted(draws, log_w, method) -> WeightPosterior:
     return WeightPosterior(draws, w, method, float(1.0 / np.sum(w**2)))
 
 
-def linear_posterior(theta_hat, widths, diffs, answers, model: AnswerModel, n: int, rng,
+def linear_posterior(theta_hat, widths, diffs, votes, repeats, model: AnswerModel, n: int, rng,
                      steps: int = 1500) -> WeightPosterior:
-    """emcee draws of the LPM weights (``diffs``: (answers, q) off-diagonal first minus second)."""
+    """emcee draws of the LPM weights (``diffs``: (questions, q) off-diagonal first minus
+    second; ``votes``: of ``repeats`` for the first)."""
     import emcee
 
     dim = theta_hat.size
@@ -155,7 +160,7 @@ def linear_posterior(theta_hat, widths, diffs, answers, model: AnswerModel, n: i
         out = np.full(thetas.shape[0], -np.inf)
         th = thetas[inside]
         prior = np.sum(powers * np.log(np.clip(np.sin(th), 1e-300, None)), axis=1)
-        out[inside] = prior + model.log_likelihood(unit_vector(th) @ diffs.T, answers)
+        out[inside] = prior + model.log_likelihood(unit_vector(th) @ diffs.T, votes, repeats)
         return out
 
     walkers = max(32, 2 * dim + 2)
@@ -211,6 +216,6 @@ def fractional_posterior(space, diagonal: bool, searches, n: int, rng, lapse: fl
     if not metrics:
         raise ValueError("no draw of the answers' posterior is a valid linear-fractional metric")
     draws = np.array([m.tangent for m in metrics])
-    post = WeightPosterior(draws, np.full(len(draws), 1.0 / len(draws)),
-                           f"independent draws per search ({n - len(metrics)} of {n} invalid, dropped)", float(len(draws)))
+    method = f"independent draws per search ({n - len(metrics)} of {n} invalid, dropped)"
+    post = WeightPosterior(draws, np.full(len(draws), 1.0 / len(draws)), method, float(len(draws)))
     return post, metrics

@@ -37,7 +37,7 @@ def summary_text(m, level=0.9) -> str:
     if m.inconsistent_rounds or m.split_votes:
         lines.append(f"  inconsistent: {m.inconsistent_rounds} round(s) of answers no {m.family} metric gives, "
                      f"{m.split_votes} split vote(s)")
-    lines.append(f"  weights (posterior {100 * level:g}% interval; {post.method}, ESS {post.ess:.0f}):")
+    lines.append(f"  weights ({m.estimate}; posterior {100 * level:g}% interval, {post.method}, ESS {post.ess:.0f}):")
     for name, w, lo, hi in zip(m.weight_names, m.weights, lower, upper):
         lines.append(f"    {name:>16s} {w:8.4f} [{lo:.4f}, {hi:.4f}]")
     lines.append(f"  rule: {rule_text(m)}")
@@ -60,6 +60,7 @@ def as_dict(m, level=0.9, history: bool = True) -> dict:
         "family": m.family,
         "classes": list(m.classes),
         "weights": dict(zip(m.weight_names, _floats(m.weights))),
+        "estimate": m.estimate,
         "interval": {"level": level, "lower": dict(zip(m.weight_names, _floats(lower))),
                      "upper": dict(zip(m.weight_names, _floats(upper)))},
         "posterior": {"method": m.posterior.method, "ess": float(m.posterior.ess)},

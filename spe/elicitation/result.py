@@ -9,9 +9,9 @@ import numpy as np
 from .._util.seeds import child_generators
 from ..pooling.label_posterior import systematic_resample
 from .evaluation import evaluate_rules, result_size
-from .families import check_matrix
+from .families import DiagonalLinear, Linear, check_matrix
 from .inputs import as_probabilities
-from .search import max_queries
+from .search import question_budget
 
 
 class ElicitedMetric:
@@ -23,7 +23,10 @@ class ElicitedMetric:
     metric : the metric object (:class:`~spe.elicitation.families.DiagonalLinear`,
         :class:`~spe.elicitation.families.Linear` or
         :class:`~spe.elicitation.families.Fractional`); ``m(C)`` evaluates it.
-    weights : DLPM: (K,) rewards of each class answered right, ||a||_1 = 1. LPM: (K(K - 1),)
+    weights : the elicited weights: the searches' estimate (``search_weights``, the paper's
+        output) or, with a noisy answer model (``noise="threshold"`` or ``"bradley-terry"``),
+        the posterior mean (``estimate`` says which). DLPM: (K,) rewards of each class
+        answered right, ||a||_1 = 1. LPM: (K(K - 1),)
         utilities (<= 0, ||a||_2 = 1) of each mistake, row-major off the diagonal
         (``weight_names`` says which); ``cost_matrix()`` shows them as costs.
         Linear-fractional: the weights of the linear metric tangent at the metric's optimum
@@ -42,6 +45,21 @@ class ElicitedMetric:
         self.fit, self.radius, self.answer_model, self.structure = fit, radius, model, structure
         self._posterior_factory = posterior_factory
         self._posterior_rng, self._evaluate_rng = child_generators(seed, 2)
+        #: the searches' own estimate (the paper's); ``weights`` is it, or the posterior mean
+        self.search_weights = None if metric.weights is None else np.array(metric.weights)
+        self.estimate = "search"
+
+    def adopt_posterior_mean(self) -> None:
+        """Report the posterior mean (renormalised) instead of the searches' estimate: with a
+        noisy answer model it uses every answer as evidence, where a search trusts each one."""
+        mean = self.posterior.mean()
+        if self.family == "diagonal":
+            self.metric = DiagonalLinear(mean / mean.sum())
+        elif self.family == "linear":
+            self.metric = Linear(mean / np.linalg.norm(mean), self.n_classes)
+        else:
+            raise ValueError("the posterior mean is the reported estimate only for linear families")
+        self.estimate = "posterior mean"
 
     # ---- what was elicited -------------------------------------------------------------
     @property
@@ -74,13 +92,8 @@ class ElicitedMetric:
     @property
     def max_queries(self) -> int:
         """The most questions this family's algorithm asks at this tolerance (repeats counted)."""
-        k, q = self.n_classes, self.space.q
-        per_pair = max_queries(1.0, self.tolerance)
-        per_angle = max_queries(np.pi / 2, self.tolerance)
         cycles = self.structure.get("cycles", 2)
-        count = {"diagonal": (k - 1) * per_pair, "diagonal-fractional": (k - 1) * per_pair // 2,
-                 "linear": cycles * (q - 1) * per_angle, "linear-fractional": 2 * cycles * (q - 1) * per_angle}
-        return count[self.family] * self.asker.repeats
+        return question_budget(self.family, self.n_classes, self.tolerance, cycles) * self.asker.repeats
 
     @property
     def inconsistent_rounds(self) -> int:

@@ -16,6 +16,8 @@ Two things the paper's population setting does not meet, handled here:
   the search past the plateau (at least a fourfold shrink), none makes the vertex the best
   one, and the search ends on its plateau (which :mod:`spe.elicitation.chords` may bisect).
   A round then asks at most 2 + 2 questions.
+  Two matrices that differ only by rounding (neighbouring vertices of items with tiny
+  probabilities) are not shown either: their answer would be a guess.
 * **Inconsistent answers.** "Better, worse, better" is impossible for a unimodal metric;
   the round is counted (see :attr:`SearchResult.inconsistent`) and the first "worse"
   decides, as in the paper.
@@ -27,6 +29,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+
+#: Matrices whose entries all agree this closely are the same outcome (counts per 10^9 items).
+SAME = 1e-9
+
+
+class InconsistentAnswersWarning(UserWarning):
+    """Some answers are impossible for any metric of the family (noise, or another family)."""
 
 
 @dataclass
@@ -70,6 +80,17 @@ def max_queries(width: float, tolerance: float) -> int:
     return 4 * max(0, math.ceil(math.log2(width / tolerance) - 1e-12))
 
 
+def question_budget(family: str, k: int, tolerance: float, cycles: int = 2) -> int:
+    """The most questions a family's algorithm asks (one vote each) for K classes: the
+    paper's 4 (K - 1) ceil(log2(1/eps)) (diagonal), 4 T ceil(log2(pi / (2 eps))) with
+    T = cycles (q - 1) (linear), twice that (linear-fractional), and half the diagonal
+    count for diagonal-fractional (two chord bisections per pair)."""
+    q = k * (k - 1)
+    per_pair, per_angle = max_queries(1.0, tolerance), max_queries(math.pi / 2, tolerance)
+    return {"diagonal": (k - 1) * per_pair, "diagonal-fractional": (k - 1) * per_pair // 2,
+            "linear": cycles * (q - 1) * per_angle, "linear-fractional": 2 * cycles * (q - 1) * per_angle}[family]
+
+
 def _runs(keys) -> list[tuple[int, int]]:
     """Runs of equal consecutive keys as (first index, last index)."""
     out, start = [], 0
@@ -89,9 +110,15 @@ def _halve(j: int, t) -> tuple[float, float]:
     return t[2], t[4]
 
 
-def _compare(path, ask, first_t, second_t, name, worst) -> bool:
-    """Is the point at ``first_t`` better (``worst``: worse) than the one at ``second_t``?"""
+def _compare(path, ask, first_t, second_t, name, worst):
+    """Is the point at ``first_t`` better (``worst``: worse) than the one at ``second_t``?
+    None, without asking, when the two matrices differ only by rounding in what the family
+    reads (``path.features``, e.g. the diagonal; every entry within ``SAME``): nothing
+    follows from the answer."""
     first, second = path.confusion(first_t), path.confusion(second_t)
+    view = getattr(path, "features", None) or np.asarray
+    if not getattr(path, "ask_ties", False) and np.max(np.abs(view(first) - view(second))) <= SAME:
+        return None
     return bool(ask(second, first, name) if worst else ask(first, second, name))
 
 
@@ -103,12 +130,14 @@ def _step_off_plateau(path, ask, t, run, a, b, name, worst, result):
     lo, hi = path.plateau(t[s0])
     if hi < b:
         right = _compare(path, ask, hi, t[s0], name, worst)
-        result.rounds.append(Round((hi,), [], [right], kind="above"))
+        if right is not None:
+            result.rounds.append(Round((hi,), [], [right], kind="above"))
         if right:
             return hi, (t[s1 + 1] if s1 < 4 else b)
     if lo > a:
         left = _compare(path, ask, np.nextafter(lo, -np.inf), t[s0], name, worst)
-        result.rounds.append(Round((lo,), [], [not left], kind="above"))
+        if left is not None:
+            result.rounds.append(Round((lo,), [], [not left], kind="above"))
         if left:
             return (t[s0 - 1] if s0 > 0 else a), lo
     return None
@@ -135,8 +164,9 @@ def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False
         for (s0, _), (s1, _) in zip(runs, runs[1:]):  # "is the next one better?"
             compared.append((s1, s0))
             answers.append(_compare(path, ask, t[s1], t[s0], name, worst))
-        result.rounds.append(Round(t, compared, answers))
-        best = answers.index(False) if False in answers else len(answers)
+        asked = [(c, a) for c, a in zip(compared, answers) if a is not None]
+        result.rounds.append(Round(t, [c for c, _ in asked], [a for _, a in asked]))
+        best = next((j for j, a in enumerate(answers) if a is False), len(answers))  # rounding ties (None) skipped
         if any(answers[best:]):
             result.inconsistent += 1
         s0, s1 = runs[best]

@@ -123,20 +123,33 @@ class PairBoundary:
         order = np.argsort(switch, kind="stable")
         self.switch = switch[order]
         self.cumulative = np.vstack([np.zeros(space.n_classes), np.cumsum(space.eta[order], axis=0)]) / space.n_items
+        # Vertices are told apart by the pair's diagonal (C_rr, C_ii), what the face is made of: items of other
+        # classes with tiny eta_r, eta_i move only off-diagonal cells, or nothing at all in floating point.
+        moved = np.any(np.diff(self.cumulative[:, [r, i]], axis=0) != 0, axis=1)
+        self.vertex = np.concatenate([[0], np.cumsum(moved)])  # vertex of each count of items predicted r
+        self._first = np.searchsorted(self.vertex, np.arange(self.vertex[-1] + 1), side="left")
+        self._last = np.searchsorted(self.vertex, np.arange(self.vertex[-1] + 1), side="right") - 1
+
+    @staticmethod
+    def features(matrix) -> np.ndarray:
+        """What metrics of the face read: the diagonal."""
+        return np.diagonal(matrix)
 
     def _count(self, m) -> int:
         """Number of items (in switch order) whose switch point is <= m."""
         return int(np.searchsorted(self.switch, m, side="right"))
 
     def key(self, m) -> int:
-        """Equal keys <=> the same confusion matrix."""
-        return self._count(m)
+        """Equal keys <=> the same point of the face (the same C_rr and C_ii)."""
+        return int(self.vertex[self._count(m)])
 
     def plateau(self, m) -> tuple[float, float]:
-        """The interval of m that gives the same confusion matrix as m."""
-        c = self._count(m)
-        lo = self.switch[c - 1] if c > 0 else self.lo
-        hi = self.switch[c] if c < self.switch.size else self.hi
+        """The interval of m that gives the same point of the face as m (half-open: its
+        upper end is the next point's first m)."""
+        v = self.vertex[self._count(m)]
+        first, last = self._first[v], self._last[v]
+        lo = self.switch[first - 1] if first > 0 else self.lo
+        hi = self.switch[last] if last < self.switch.size else self.hi
         return float(lo), float(hi)
 
     def confusion(self, m) -> np.ndarray:
