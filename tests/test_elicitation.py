@@ -366,3 +366,51 @@ def test_the_papers_own_synthetic_classes_break_its_assumption_1(three):
     ours, _ = elicit_diagonal(space, Asker(truthful_oracle(truth)), EPS)
     assert np.abs(as_written - truth.weights).max() > 0.05
     assert np.abs(ours - truth.weights).max() <= 2 * EPS
+
+
+class StepPath:
+    """A path of vertices: vertex j holds for t in [edges[j], edges[j + 1]); its matrix
+    carries its value, so vertices with equal values look the same (a rounding tie)."""
+
+    lo, hi = 0.0, 1.0
+
+    def __init__(self, edges, values):
+        self.edges, self.values = np.concatenate([[0.0], edges, [1.0]]), np.asarray(values, float)
+
+    def _vertex(self, t):
+        return int(np.clip(np.searchsorted(self.edges, t, side="right") - 1, 0, self.values.size - 1))
+
+    def key(self, t):
+        return self._vertex(t)
+
+    def plateau(self, t):
+        j = self._vertex(t)
+        return float(self.edges[j]), float(self.edges[j + 1])
+
+    def confusion(self, t):
+        v = self.values[self._vertex(t)]
+        return np.array([[0.5 + v, 0.0], [0.0, 0.5 - v]])
+
+
+def test_the_search_finds_the_best_vertex_through_plateaus_and_ties():
+    from spe.elicitation.search import search_best
+
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        n = int(rng.integers(3, 300))
+        edges = np.sort(rng.random(n - 1))
+        best = int(rng.integers(0, n - 1))
+        values = -0.001 * (np.arange(n) - best) ** 2
+        values[best + 1] = values[best]  # two best vertices, tied: their matrices are the same
+        asked = []
+
+        def oracle(first, second, name):
+            asked.append(1)
+            return bool(first[0, 0] > second[0, 0])
+
+        result = search_best(StepPath(edges, values), oracle, EPS)
+        lo, hi = result.interval
+        path = StepPath(edges, values)
+        top = (path.edges[best], path.edges[best + 2])  # where the best matrix is reached
+        assert lo <= top[1] + 1e-12 and hi >= top[0] - 1e-12
+        assert len(asked) <= 4 * np.ceil(np.log2(1 / EPS))

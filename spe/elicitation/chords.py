@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .search import Round, SearchResult
+from .search import Round, SearchResult, max_queries
 from .space import PairBoundary
 
 
@@ -92,12 +92,14 @@ def polygon_of(boundary: PairBoundary) -> FacePolygon:
     return boundary.derived["polygon"]
 
 
-def bisect_chords(polygon: FacePolygon, result: SearchResult, ask, tolerance: float, through=None) -> SearchResult:
+def bisect_chords(polygon: FacePolygon, result: SearchResult, ask, tolerance: float, through=None,
+                  budget=None) -> SearchResult:
     """Bisect ``result.interval`` for the normal m of the level line through ``through`` (in
-    place). Each question "is x better than y?" (x - y along (1 - m, -m)) is recorded as a
-    round whose answer True means the level line's m is above m."""
+    place), while ``result`` has asked fewer than ``budget`` questions. Each question "is x
+    better than y?" (x - y along (1 - m, -m)) is recorded as a round whose answer True means
+    the level line's m is above m."""
     lo, hi = result.interval
-    while hi - lo > tolerance:
+    while hi - lo > tolerance and (budget is None or result.n_queries < budget):
         m = 0.5 * (lo + hi)
         x, y = polygon.chord(m, through)
         if np.allclose(x, y, rtol=0, atol=1e-15):  # a degenerate face: nothing to compare
@@ -110,8 +112,9 @@ def bisect_chords(polygon: FacePolygon, result: SearchResult, ask, tolerance: fl
 
 
 def refine_on_plateau(boundary: PairBoundary, result: SearchResult, ask, tolerance: float) -> None:
-    """Bisect a search's final plateau with chords through the face's centre (in place)."""
-    bisect_chords(polygon_of(boundary), result, ask, tolerance)
+    """Bisect a search's final plateau with chords through the face's centre (in place),
+    within the paper's count for the whole search."""
+    bisect_chords(polygon_of(boundary), result, ask, tolerance, budget=max_queries(1.0, tolerance))
 
 
 def level_search(boundary: PairBoundary, ask, tolerance: float, through, name: str) -> SearchResult:

@@ -15,9 +15,11 @@ Two things the paper's population setting does not meet, handled here:
   oracle compares it with the neighbouring vertex on each side: a better neighbour moves
   the search past the plateau (at least a fourfold shrink), none makes the vertex the best
   one, and the search ends on its plateau (which :mod:`spe.elicitation.chords` may bisect).
-  A round then asks at most 2 + 2 questions.
-  Two matrices that differ only by rounding (neighbouring vertices of items with tiny
-  probabilities) are not shown either: their answer would be a guess.
+  Such a round asks up to 3 + 2 questions but saves a round; in a search's last round a
+  neighbour question that would exceed the paper's count is not asked, and the bracket
+  it would have split is kept. Two matrices that differ only by rounding in what the
+  family reads (neighbouring vertices of items with tiny probabilities) are not shown
+  either: the two points count as one, tied.
 * **Inconsistent answers.** "Better, worse, better" is impossible for a unimodal metric;
   the round is counted (see :attr:`SearchResult.inconsistent`) and the first "worse"
   decides, as in the paper.
@@ -31,8 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
-#: Matrices whose entries all agree this closely are the same outcome (counts per 10^9 items).
-SAME = 1e-9
+#: Matrices (or the cells a family reads) that agree this closely differ by rounding only.
+SAME = 1e-12
 
 
 class InconsistentAnswersWarning(UserWarning):
@@ -122,25 +124,46 @@ def _compare(path, ask, first_t, second_t, name, worst):
     return bool(ask(second, first, name) if worst else ask(first, second, name))
 
 
-def _step_off_plateau(path, ask, t, run, a, b, name, worst, result):
-    """The best sampled vertex spans several points: ask whether its neighbour vertex on
-    either side is better. Returns the new interval, or None when the vertex is the best
-    (then the interval is its plateau and the search is over)."""
-    s0, s1 = run
-    lo, hi = path.plateau(t[s0])
+def _groups(runs, answers):
+    """Runs joined where the answer between them is a rounding tie (None): (groups as
+    (first point, last point), the answers between consecutive groups)."""
+    groups, links = [list(runs[0])], []
+    for j, answer in enumerate(answers):
+        if answer is None:
+            groups[-1][1] = runs[j + 1][1]
+        else:
+            links.append(answer)
+            groups.append(list(runs[j + 1]))
+    return groups, links
+
+
+def _step_off_plateau(path, ask, t, group, a, b, name, worst, result, budget):
+    """The best sampled vertex (or vertices tied with it) spans several points: ask whether
+    the neighbouring vertex on either side is better. Returns (new interval, done): done
+    when the group is the best (the interval is then its plateau), or when ``budget`` left
+    no question for the left neighbour (the interval is then the bracket left of the
+    right neighbour)."""
+    s0, s1 = group
+    lo, hi = path.plateau(t[s0])[0], path.plateau(t[s1])[1]
+    left_end, right_end = (t[s0 - 1] if s0 > 0 else a), (t[s1 + 1] if s1 < 4 else b)
     if hi < b:
-        right = _compare(path, ask, hi, t[s0], name, worst)
+        if result.n_queries >= budget:
+            return (left_end, right_end), True
+        right = _compare(path, ask, hi, t[s1], name, worst)
         if right is not None:
             result.rounds.append(Round((hi,), [], [right], kind="above"))
         if right:
-            return hi, (t[s1 + 1] if s1 < 4 else b)
+            return (hi, right_end), False
     if lo > a:
+        if result.n_queries >= budget:
+            return (left_end, min(b, hi)), True
         left = _compare(path, ask, np.nextafter(lo, -np.inf), t[s0], name, worst)
         if left is not None:
             result.rounds.append(Round((lo,), [], [not left], kind="above"))
         if left:
-            return (t[s0 - 1] if s0 > 0 else a), lo
-    return None
+            return (left_end, lo), False
+    result.on_plateau = True
+    return (max(a, lo), min(b, hi)), True
 
 
 def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False) -> SearchResult:
@@ -152,6 +175,7 @@ def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False
     """
     a, b = float(path.lo), float(path.hi)
     result = SearchResult(name, a, b, (a, b))
+    budget = max_queries(b - a, tolerance)
     while b - a > tolerance:
         t = (a, (3 * a + b) / 4, (a + b) / 2, (a + 3 * b) / 4, b)
         runs = _runs([path.key(x) for x in t])
@@ -160,26 +184,21 @@ def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False
             a, b = max(a, lo), min(b, hi)
             result.on_plateau = True
             break
-        compared, answers = [], []
-        for (s0, _), (s1, _) in zip(runs, runs[1:]):  # "is the next one better?"
-            compared.append((s1, s0))
-            answers.append(_compare(path, ask, t[s1], t[s0], name, worst))
-        asked = [(c, a) for c, a in zip(compared, answers) if a is not None]
-        result.rounds.append(Round(t, [c for c, _ in asked], [a for _, a in asked]))
-        best = next((j for j, a in enumerate(answers) if a is False), len(answers))  # rounding ties (None) skipped
-        if any(answers[best:]):
+        compared = [(s1, s0) for (s0, _), (s1, _) in zip(runs, runs[1:])]  # "is the next one better?"
+        answers = [_compare(path, ask, t[s1], t[s0], name, worst) for s1, s0 in compared]
+        asked = [j for j, answer in enumerate(answers) if answer is not None]
+        result.rounds.append(Round(t, [compared[j] for j in asked], [answers[j] for j in asked]))
+        groups, links = _groups(runs, answers)
+        best = links.index(False) if False in links else len(links)
+        if any(links[best:]):
             result.inconsistent += 1
-        s0, s1 = runs[best]
+        s0, s1 = groups[best]
         if s0 == s1:
             a, b = _halve(s0, t)
             continue
-        moved = _step_off_plateau(path, ask, t, runs[best], a, b, name, worst, result)
-        if moved is None:
-            lo, hi = path.plateau(t[s0])
-            a, b = max(a, lo), min(b, hi)
-            result.on_plateau = True
+        (a, b), done = _step_off_plateau(path, ask, t, groups[best], a, b, name, worst, result, budget)
+        if done:
             break
-        a, b = moved
     result.interval = (a, b)
     return result
 
