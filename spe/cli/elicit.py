@@ -102,6 +102,9 @@ def make_oracle(saved: list, state: Path, stamp: str, names, ask, limit: int):
         print(f"\nquestion {j + 1} (at most {limit}): which outcome would you rather have?")
         print("counts per 1,000 items (rows: true class, columns: predicted class)\n")
         print(side_by_side(first, second, names))
+        if np.array_equal(np.rint(np.asarray(first) * 1000), np.rint(np.asarray(second) * 1000)):
+            print("(they differ by less than one item in 1,000 in every cell: answer as you would between two "
+                  "nearly equal outcomes)")
         answer = _ask(ask, "\nwhich is better? [1/2; q = stop, answers so far are saved] ", ANSWERS.get, "1 or 2")
         if answer is None:
             raise _Stop

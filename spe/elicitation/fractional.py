@@ -21,14 +21,17 @@ twice the questions of the linear case.
   its corners ("always r"), whose tangent slopes no comparison of boundary points can fix
   (:mod:`spe.elicitation.chords`), so instead of tangents at the best and worst point we
   take the level lines through two interior points, found exactly by chord bisection:
-  through the face's centre z1 (the rule "r or i, half each"), and through z2, halfway from
-  z1 to the boundary along that line's normal (a better level). Any two level lines span
+  through the face's centre z1 (the rule "r or i, half each"), and through z2, 80% of the
+  way from z1 to the boundary along that line's normal (a better level; far from z1, so the
+  two lines' meeting point is well determined, not so close to the boundary that chords
+  through z2 get short). Any two level lines span
   the face's pencil. In the face's plane they meet at the face's point of A (projectively:
   parallel lines, a linear metric, meet at infinity). With homogeneous coordinates P_e of
   that point, every form X = (x_1..x_K, x_0) of the pencil satisfies
   P_e[0] x_parent + P_e[1] x_child + P_e[2] x_0 = 0: K - 1 equations in K + 1 unknowns,
   whose 2-dimensional null space is the pencil. Each level line costs
-  ceil(log2(1/eps)) questions: 2 (K - 1) ceil(log2(1/eps)) in all, half the paper's count.
+  ceil(log2(1/eps)) questions: 2 (K - 1) ceil(log2(1/eps)) in all, half of Algorithm 1's
+  count (the paper states twice the linear count).
 * ``linear-fractional``: Algorithm 2's sphere search for the best point o + lambda w (the
   tangent hyperplane has normal w) and the same search on the opposite part of the sphere
   for the worst point; the two tangent hyperplanes span the pencil.
@@ -57,6 +60,8 @@ from .space import ConfusionSpace, offdiag, offdiag_matrix
 from .sphere import sphere_search, unit_vector
 
 MAX_ITERATIONS = 100
+#: Where the second level line of a face passes: this share of the way from the centre to the boundary.
+SECOND_LEVEL = 0.8
 
 
 def _utility(x, space: ConfusionSpace, diagonal: bool) -> np.ndarray:
@@ -93,7 +98,7 @@ def face_levels(space: ConfusionSpace, ask, tolerance: float) -> list[FaceLevels
         polygon = polygon_of(boundary)
         z1 = polygon.centre
         first = level_search(boundary, ask, tolerance, z1, f"classes {ref} vs {i}: level through the centre")
-        z2 = polygon.towards(z1, first.estimate, 0.8)
+        z2 = polygon.towards(z1, first.estimate, SECOND_LEVEL)
         second = level_search(boundary, ask, tolerance, z2, f"classes {ref} vs {i}: a better level")
         out.append(FaceLevels(ref, i, (z1, z2), (first, second)))
         if first.estimate < 0.5:
