@@ -6,8 +6,10 @@
     >>> curve = res.pr_curve(level=0.9)        # precision on a recall grid with a band
 
 Entry points: :func:`fit` (one classifier's scores), :func:`fit_multiclass` (class
-probabilities), :func:`fit_many` (several classifiers on the same items), :func:`accuracy_surface`
-(accuracy over attribute combinations) and :mod:`spe.assessment` (active labelling). Data flow down the rooms: :mod:`spe.scores` ->
+probabilities), :func:`fit_many` (several classifiers on the same items),
+:func:`accuracy_surface` (accuracy over attribute combinations), :mod:`spe.assessment`
+(active labelling) and :func:`elicit_metric` (the user's metric from pairwise comparisons,
+:mod:`spe.elicitation`). Data flow down the rooms: :mod:`spe.scores` ->
 score models (:mod:`spe.mixture`, :mod:`spe.calibration`) -> :mod:`spe.pooling` (weights
 and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries, plots)
 -> :mod:`spe.cli`. The method: the documentation's "Method" page.
@@ -16,6 +18,7 @@ and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries,
 from . import _compat, datasets
 from .api import fit
 from .calibration import CalibrationFit
+from .elicitation import ElicitedMetric, elicit_metric
 from .exceptions import SamplingWarning
 from .metrics import (DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, ROCCurve, ThresholdDecision,
                       exact_precision_at_recall, exact_tpr_at_fpr)
@@ -34,6 +37,7 @@ __all__ = [
     "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
     "FAMILIES", "Family", "register_family", "priors", "datasets",
     "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",
+    "elicit_metric", "ElicitedMetric",
 ]
 __version__ = "0.2.0"
 

@@ -8,6 +8,7 @@
     spe threshold DATA.csv --score-col S --label-col Y --min-precision P --min-recall R
     spe label DATA.csv --state S.json --score-col S --threshold T
     spe surface DATA.csv --attributes A,B,C --correct Y [--confidence P] [--suggest K]
+    spe elicit DATA.csv --prob-cols P0,P1,P2 --state S.json [--label-col Y]   (your metric, from comparisons)
 
 Errors are one line on stderr (``spe: error: ...``) with exit status 2; no traceback.
 """
@@ -17,11 +18,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, fit, label, surface, threshold
+from . import demo, elicit, fit, label, surface, threshold
 from ._common import CLIError
 
 #: Subcommands in the order ``spe --help`` lists them.
-COMMANDS = (fit, threshold, label, surface, demo)
+COMMANDS = (fit, threshold, label, surface, elicit, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,167 @@
+"""``spe elicit`` at a terminal: questions, refusals, answers saved, a kill, a resume, JSON."""
+
+import json
+import os
+import pty
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spe.cli import build_parser, main
+from spe.cli.elicit import run
+from spe.elicitation import paper_probabilities
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = ("cat", "dog", "bird")
+OPTIONS = ["--prob-cols", "cat,dog,bird", "--tolerance", "0.25", "--seed", "0"]
+
+
+@pytest.fixture
+def predictions(tmp_path):
+    probs = paper_probabilities((1, 3, 5), n=300)
+    lines = [",".join(NAMES)] + [",".join(f"{v:.6f}" for v in row) for row in probs]
+    path = tmp_path / "predictions.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Terminal:
+    """``python -m spe elicit ...`` on a pseudo-terminal: read what it prints, type answers."""
+
+    def __init__(self, args, cwd):
+        env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the command
+            os.chdir(cwd)
+            os.execve(sys.executable, [sys.executable, "-m", "spe", "elicit", *args], env)
+        self.text = ""
+
+    def expect(self, pattern, timeout: float = 60.0) -> str:
+        """Read until ``pattern`` (or one of several) appears in what is not yet consumed;
+        consume and return the text up to it."""
+        patterns = [pattern] if isinstance(pattern, str) else list(pattern)
+        deadline = time.monotonic() + timeout
+        while not any(p in self.text for p in patterns):
+            ready, _, _ = select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise AssertionError(f"timed out waiting for {pattern!r}; got:\n{self.text}")
+            try:
+                chunk = os.read(self.fd, 4096).decode(errors="replace")
+            except OSError:  # the child closed the terminal
+                chunk = ""
+            if not chunk:
+                raise AssertionError(f"the command ended before {pattern!r}; got:\n{self.text}")
+            self.text += chunk
+        at, found = min((self.text.index(p), p) for p in patterns if p in self.text)
+        out, self.text = self.text[:at + len(found)], self.text[at + len(found):]
+        return out
+
+    def type(self, line: str):
+        os.write(self.fd, (line + "\n").encode())
+
+    def kill(self):
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+    def wait(self) -> int:
+        try:
+            while os.read(self.fd, 4096):
+                pass
+        except OSError:
+            pass
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+
+def _answered_in_process(data, tmp_path, answer="1"):
+    """The same session answered without interruption (in-process), for comparison."""
+    args = build_parser().parse_args(["elicit", str(data), *OPTIONS, "--state", str(tmp_path / "once.json"),
+                                      "--out", str(tmp_path / "once")])
+    assert run(args, ask=lambda prompt: answer) == 0
+    return json.loads((tmp_path / "once" / "elicitation.json").read_text())
+
+
+def test_a_session_refuses_bad_answers_survives_a_kill_and_resumes(predictions, tmp_path):
+    state, out = tmp_path / "answers.json", tmp_path / "out"
+    args = [str(predictions), *OPTIONS, "--state", str(state), "--out", str(out)]
+    term = Terminal(args, tmp_path)
+    shown = term.expect("which is better?")
+    assert "counts per 1,000 items" in shown and "outcome 1" in shown and "outcome 2" in shown
+    assert all(name in shown for name in NAMES)
+    term.type("maybe")
+    assert "'maybe' is not an answer: type 1 or 2" in term.expect("which is better?")
+    term.type("")
+    assert "no answer" in term.expect("which is better?")
+    for _ in range(3):
+        term.type("1")
+        term.expect("which is better?")
+    term.kill()  # after 3 answers, mid-question: nothing may be lost or half-written
+    saved = json.loads(state.read_text())
+    assert len(saved["answers"]) == 3 and all(a["first_preferred"] for a in saved["answers"])
+
+    term = Terminal(args, tmp_path)
+    assert "resuming" in term.expect("3 answers so far")
+    term.expect("question 4 ")
+    while not term.expect(["which is better?", "elicitation.json"], timeout=120).endswith("elicitation.json"):
+        term.type("1")  # answer 1 until it is done
+    assert term.wait() == 0
+    result = json.loads((out / "elicitation.json").read_text())
+    assert set(result) == {"metric", "rule", "evaluation"}
+    assert result["metric"]["classes"] == list(NAMES)
+    ev = result["evaluation"]["rule"]
+    assert ev["lower"] <= ev["value"] <= ev["upper"]
+    once = _answered_in_process(predictions, tmp_path)
+    assert once["metric"]["weights"] == result["metric"]["weights"]  # the resumed session is the same session
+
+
+def test_q_stops_and_keeps_the_answers(predictions, tmp_path, capsys):
+    state = tmp_path / "s.json"
+    args = build_parser().parse_args(["elicit", str(predictions), *OPTIONS, "--state", str(state)])
+    replies = iter(["2", "1", "q"])
+    assert run(args, ask=lambda prompt: next(replies)) == 0
+    assert "stopped: 2 answers saved" in capsys.readouterr().out
+    assert [a["first_preferred"] for a in json.loads(state.read_text())["answers"]] == [False, True]
+
+
+def test_a_state_file_of_other_data_or_options_is_refused(predictions, tmp_path, capsys):
+    state = tmp_path / "s.json"
+    args = build_parser().parse_args(["elicit", str(predictions), *OPTIONS, "--state", str(state)])
+    replies = iter(["1", "q"])
+    run(args, ask=lambda prompt: next(replies))
+    code = main(["elicit", str(predictions), "--prob-cols", "cat,dog,bird", "--tolerance", "0.1",
+                 "--state", str(state)])
+    assert code == 2 and "other data or options" in capsys.readouterr().err
+    state.write_text("{not json")
+    assert main(["elicit", str(predictions), *OPTIONS, "--state", str(state)]) == 2
+    assert "not an spe elicit state file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cols, message", [("cat", "one column per class"), ("cat,dog,cow", "cow")])
+def test_bad_columns_are_one_line_errors(predictions, tmp_path, capsys, cols, message):
+    code = main(["elicit", str(predictions), "--prob-cols", cols, "--state", str(tmp_path / "s.json")])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_labels_recalibrate_the_questions_and_binary_prints_a_threshold(tmp_path, capsys):
+    probs = paper_probabilities((1, 4), n=300)
+    rng = np.random.default_rng(0)
+    y = (rng.random(300) < probs[:, 1]).astype(int)
+    lines = ["no,yes,truth"] + [f"{p0:.6f},{p1:.6f},{['no', 'yes'][t] if i < 20 else ''}"
+                                for i, ((p0, p1), t) in enumerate(zip(probs, y))]
+    data = tmp_path / "binary.csv"
+    data.write_text("\n".join(lines) + "\n")
+    args = build_parser().parse_args(["elicit", str(data), "--prob-cols", "no,yes", "--label-col", "truth",
+                                      "--state", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"),
+                                      "--tolerance", "0.1"])
+    assert run(args, ask=lambda prompt: "1") == 0
+    out = capsys.readouterr().out
+    assert "SPE-recalibrated" in out and "predict yes when P(yes) >=" in out
+    result = json.loads((tmp_path / "out" / "elicitation.json").read_text())
+    assert 0 <= result["metric"]["threshold"] <= 1 and result["metric"]["recalibrated"]
