@@ -314,8 +314,10 @@ def _mean(rows, key):
 
 def aggregate(rows) -> list:
     """Mean over seeds per (case, labels, method)."""
+    cases = list(REAL) + list(GENERATED)
     keys = sorted({(r["case"], r["labels"], r["method"]) for r in rows},
-                  key=lambda k: (k[0], k[1], LADDER_ORDER.index(k[2]) if k[2] in LADDER_ORDER else 99))
+                  key=lambda k: (cases.index(k[0]) if k[0] in cases else 99, k[1],
+                                 LADDER_ORDER.index(k[2]) if k[2] in LADDER_ORDER else 99))
     out = []
     for case, labels, method in keys:
         sel = [r for r in rows if (r["case"], r["labels"], r["method"]) == (case, labels, method)]
@@ -337,11 +339,11 @@ def wide(agg, key, with_floor=False) -> tuple[list, list]:
         row = {"case": case, "labels": labels}
         if with_floor:
             any_row = next(iter(sel.values()))
-            row["floor"], row["floor|labels"] = any_row["floor"], any_row["floor_given"]
+            row["floor"], row["floor, labels known"] = any_row["floor"], any_row["floor_given"]
         for m in present:
             row[m] = sel[m][key] if m in sel else None
         rows.append(row)
-    cols = ["case", "labels"] + (["floor", "floor|labels"] if with_floor else []) + present
+    cols = ["case", "labels"] + (["floor", "floor, labels known"] if with_floor else []) + present
     return rows, cols
 
 
@@ -357,8 +359,9 @@ def ordering(agg) -> list:
             for new in ("BetaGP-SL", "BetaGP-SLP"):
                 for old in ("BetaGP", "Beta-I"):
                     row[f"{tag} {new[7:]}/{old}"] = sel[new][key] / sel[old][key]
-        ratios = [v for k, v in row.items() if "/" in k]
-        row["reproduced"] = "yes" if all(v < 1 for v in ratios) else f"no ({sum(v >= 1 for v in ratios)} of {len(ratios)})"
+        for old in ("BetaGP", "Beta-I"):
+            ratios = [v for k, v in row.items() if k.endswith(f"/{old}")]
+            row[f"below {old}"] = "yes" if all(v < 1 for v in ratios) else f"no ({sum(v >= 1 for v in ratios)} of 4)"
         out.append(row)
     return out
 
@@ -377,7 +380,10 @@ def labels_to_reach(own, target) -> float:
 
 def exploration_rows(results) -> list:
     out = []
-    for case, method in dict.fromkeys((r["case"], r["method"]) for r in results):
+    cases = list(REAL) + list(GENERATED)
+    order = sorted(dict.fromkeys((r["case"], r["method"]) for r in results),
+                   key=lambda k: (cases.index(k[0]), LADDER_ORDER.index(k[1]) if k[1] in LADDER_ORDER else 99))
+    for case, method in order:
         sel = [r for r in results if (r["case"], r["method"]) == (case, method)]
         own = np.mean([r["own"] for r in sel], axis=0)
         rnd = np.mean([r["random"] for r in sel], axis=0)
@@ -387,8 +393,11 @@ def exploration_rows(results) -> list:
         for i in range(2, own.size, 2):
             n = EXPLORE["start"] + EXPLORE["batch"] * i
             row[f"own {n}"], row[f"random {n}"] = own[i], rnd[i]
-        row[f"labels to random's {last}"] = f"{need:.0f}" if np.isfinite(need) else f"> {last}"
-        row["ratio"] = need / last if np.isfinite(need) else float("nan")
+        if rnd[-1] >= rnd[0]:  # more random labels made this method worse: nothing to reach
+            row[f"labels to random's {last}"], row["ratio"] = "n/a (random labels do not help)", float("nan")
+        else:
+            row[f"labels to random's {last}"] = f"{need:.0f}" if np.isfinite(need) else f"> {last}"
+            row["ratio"] = need / last if np.isfinite(need) else float("nan")
         out.append(row)
     return out
 
@@ -400,11 +409,12 @@ def report(stored, docs=False) -> str:
     if not docs:
         lines = ["## Accuracy surfaces (`benchmarks/surface.py`)", ""] + lines
     lines += [
-        f"Seeds: {stored.get('seeds')} per case and budget (a fresh generated surface per seed). Arms with >= "
+        f"Seeds: {stored.get('seeds')} per case and budget in the estimation tables (a fresh generated surface per "
+        f"seed; exploration: its `seeds` column). Arms with >= "
         f"{MIN_ITEMS} items are scored against their realised accuracy (all items). Ladder methods in realised "
         "form (labeled items as observed, the rest Bernoulli(rho_a)); `floor`: mean over arms of sum p_i(1 - p_i)"
         "/n^2 (generated: true p; COMPAS: p from a logistic regression of correctness on logit confidence + "
-        "attribute main effects fitted to all labels); `floor|labels`: the same for an oracle that also knows "
+        "attribute main effects fitted to all labels); `floor, labels known`: the same for an oracle that also knows "
         "the labeled items. `spe` is spe's default (`spe.accuracy_surface`), shown when present.",
         "",
     ]
