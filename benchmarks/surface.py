@@ -314,8 +314,10 @@ def _mean(rows, key):
 
 def aggregate(rows) -> list:
     """Mean over seeds per (case, labels, method)."""
+    cases = list(REAL) + list(GENERATED)
     keys = sorted({(r["case"], r["labels"], r["method"]) for r in rows},
-                  key=lambda k: (k[0], k[1], LADDER_ORDER.index(k[2]) if k[2] in LADDER_ORDER else 99))
+                  key=lambda k: (cases.index(k[0]) if k[0] in cases else 99, k[1],
+                                 LADDER_ORDER.index(k[2]) if k[2] in LADDER_ORDER else 99))
     out = []
     for case, labels, method in keys:
         sel = [r for r in rows if (r["case"], r["labels"], r["method"]) == (case, labels, method)]
@@ -337,11 +339,11 @@ def wide(agg, key, with_floor=False) -> tuple[list, list]:
         row = {"case": case, "labels": labels}
         if with_floor:
             any_row = next(iter(sel.values()))
-            row["floor"], row["floor|labels"] = any_row["floor"], any_row["floor_given"]
+            row["floor"], row["floor, labels known"] = any_row["floor"], any_row["floor_given"]
         for m in present:
             row[m] = sel[m][key] if m in sel else None
         rows.append(row)
-    cols = ["case", "labels"] + (["floor", "floor|labels"] if with_floor else []) + present
+    cols = ["case", "labels"] + (["floor", "floor, labels known"] if with_floor else []) + present
     return rows, cols
 
 
@@ -357,8 +359,9 @@ def ordering(agg) -> list:
             for new in ("BetaGP-SL", "BetaGP-SLP"):
                 for old in ("BetaGP", "Beta-I"):
                     row[f"{tag} {new[7:]}/{old}"] = sel[new][key] / sel[old][key]
-        ratios = [v for k, v in row.items() if "/" in k]
-        row["reproduced"] = "yes" if all(v < 1 for v in ratios) else f"no ({sum(v >= 1 for v in ratios)} of {len(ratios)})"
+        for old in ("BetaGP", "Beta-I"):
+            ratios = [v for k, v in row.items() if k.endswith(f"/{old}")]
+            row[f"below {old}"] = "yes" if all(v < 1 for v in ratios) else f"no ({sum(v >= 1 for v in ratios)} of 4)"
         out.append(row)
     return out
 
@@ -377,7 +380,10 @@ def labels_to_reach(own, target) -> float:
 
 def exploration_rows(results) -> list:
     out = []
-    for case, method in dict.fromkeys((r["case"], r["method"]) for r in results):
+    cases = list(REAL) + list(GENERATED)
+    order = sorted(dict.fromkeys((r["case"], r["method"]) for r in results),
+                   key=lambda k: (cases.index(k[0]), LADDER_ORDER.index(k[1]) if k[1] in LADDER_ORDER else 99))
+    for case, method in order:
         sel = [r for r in results if (r["case"], r["method"]) == (case, method)]
         own = np.mean([r["own"] for r in sel], axis=0)
         rnd = np.mean([r["random"] for r in sel], axis=0)
@@ -387,8 +393,11 @@ def exploration_rows(results) -> list:
         for i in range(2, own.size, 2):
             n = EXPLORE["start"] + EXPLORE["batch"] * i
             row[f"own {n}"], row[f"random {n}"] = own[i], rnd[i]
-        row[f"labels to random's {last}"] = f"{need:.0f}" if np.isfinite(need) else f"> {last}"
-        row["ratio"] = need / last if np.isfinite(need) else float("nan")
+        if rnd[-1] >= rnd[0]:  # more random labels made this method worse: nothing to reach
+            row[f"labels to random's {last}"], row["ratio"] = "n/a (random labels do not help)", float("nan")
+        else:
+            row[f"labels to random's {last}"] = f"{need:.0f}" if np.isfinite(need) else f"> {last}"
+            row["ratio"] = need / last if np.isfinite(need) else float("nan")
         out.append(row)
     return out
 
@@ -397,14 +406,21 @@ def report(stored, docs=False) -> str:
     est = aggregate(stored.get("estimation", []))
     spec = "{:.4f}"
     lines = [run_stamp() if "stamp" not in stored else stored["stamp"], ""]
+    stamps = stored.get("stamps", {})
+    if len(set(stamps.values())) > 1:  # methods run at different commits: say which
+        by_stamp = {}
+        for method, stamp in stamps.items():
+            by_stamp.setdefault(stamp.split(";")[0], []).append(method)
+        lines = [" ".join(f"{', '.join(ms)}: {st}." for st, ms in by_stamp.items()), ""]
     if not docs:
         lines = ["## Accuracy surfaces (`benchmarks/surface.py`)", ""] + lines
     lines += [
-        f"Seeds: {stored.get('seeds')} per case and budget (a fresh generated surface per seed). Arms with >= "
+        f"Seeds: {stored.get('seeds')} per case and budget in the estimation tables (a fresh generated surface per "
+        f"seed; exploration: its `seeds` column). Arms with >= "
         f"{MIN_ITEMS} items are scored against their realised accuracy (all items). Ladder methods in realised "
         "form (labeled items as observed, the rest Bernoulli(rho_a)); `floor`: mean over arms of sum p_i(1 - p_i)"
         "/n^2 (generated: true p; COMPAS: p from a logistic regression of correctness on logit confidence + "
-        "attribute main effects fitted to all labels); `floor|labels`: the same for an oracle that also knows "
+        "attribute main effects fitted to all labels); `floor, labels known`: the same for an oracle that also knows "
         "the labeled items. `spe` is spe's default (`spe.accuracy_surface`), shown when present.",
         "",
     ]
@@ -462,35 +478,46 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", nargs="+", default=list(REAL) + list(GENERATED))
     ap.add_argument("--parts", nargs="+", default=["estimation", "exploration", "speed"])
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--methods", nargs="+", default=None,
+                    help="run only these methods; their stored rows are replaced, the others' kept")
     ap.add_argument("--report", action="store_true", help="rebuild RESULTS.md and the docs block from stored results")
     args = ap.parse_args(argv)
     if args.report:
         write_outputs(json.loads(RESULTS.read_text()))
         return 0
-    names = list(methods())
+    names = list(methods()) if args.methods is None else list(args.methods)
+    unknown = set(names) - set(methods())
+    if unknown:
+        ap.error(f"unknown methods {sorted(unknown)}; known: {list(methods())}")
     if args.quick:
         args.seeds, args.explore_seeds, args.budgets, args.cases = 2, 1, [100, 300], ["compas", "gen-1k"]
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() and not args.quick else {}
     stored["stamp"] = run_stamp()
+    stored.setdefault("stamps", {}).update({m: stored["stamp"] for m in names})
+
+    def kept(rows, cases):
+        return [r for r in rows if not (r["case"] in cases and r["method"] in names)]
+
     if "estimation" in args.parts:
         stored["seeds"] = args.seeds
     if "estimation" in args.parts:
-        jobs = [(c, b, s, tuple(CONFIDENCE_METHODS if c.endswith("blind") else names))
+        jobs = [(c, b, s, tuple(m for m in names if m in CONFIDENCE_METHODS or not c.endswith("blind")))
                 for s in range(args.seeds) for c in args.cases for b in args.budgets]
         new = [r for rows in run_parallel(estimation_job, jobs, args.workers, "estimation") for r in rows]
-        stored["estimation"] = [r for r in stored.get("estimation", []) if r["case"] not in args.cases] + new
+        stored["estimation"] = kept(stored.get("estimation", []), args.cases) + new
     if "exploration" in args.parts:
         batches = 2 if args.quick else EXPLORE["batches"]
         policy_methods = [m for m in names if m not in ("CPredictor", "confidence-only")]
         cases = ["compas"] if args.quick else [c for c in EXPLORE_CASES if c in args.cases]
         jobs = [(c, s, m, batches) for s in range(args.explore_seeds) for c in cases for m in policy_methods]
         new = run_parallel(exploration_job, jobs, args.workers, "exploration")
-        stored["exploration"] = [r for r in stored.get("exploration", []) if r["case"] not in cases] + new
+        stored["exploration"] = kept(stored.get("exploration", []), cases) + new
     if "speed" in args.parts:
         sizes = list(SPEED)[:1] if args.quick else list(SPEED)
         jobs = [(size, m) for size in sizes for m in names if m != "confidence-only"]
         with ProcessPoolExecutor(1, max_tasks_per_child=1) as pool:  # fresh process: clean peak memory
-            stored["speed"] = list(pool.map(speed_job, jobs))
+            new = list(pool.map(speed_job, jobs))
+        stored["speed"] = [r for r in stored.get("speed", []) if r["method"] not in names] + new
     print(report(stored))
     if not args.quick:
         RESULTS.parent.mkdir(exist_ok=True)
