@@ -121,7 +121,7 @@ def test_schur_mode_and_draws_match_the_dense_posterior():
     attrs, correct, conf, _ = world(4, n=300, levels=(2, 3))
     counts = count_arms(attrs, hide(correct, 120, 4), conf)
     model = LatentLogistic(counts, anova_effects(counts.codes, counts.names), Priors())
-    log_sd = np.log([0.4, 0.7, 0.3, 0.5])
+    log_sd = np.log([0.4, 0.7, 0.5])  # two attributes: their main effects and the arm deviations
     mode = model.mode(log_sd)
     theta, cov, A = _dense_posterior(model, log_sd)
     np.testing.assert_allclose(np.concatenate([mode.v, mode.e]), theta, atol=1e-7)
@@ -347,3 +347,109 @@ def test_lazy_attributes_are_refused_naming_the_counting_path():
     attrs, correct, conf, _ = world(16, n=100)
     with pytest.raises(TypeError, match="count_arms"):
         spe.accuracy_surface({"a": da.from_array(attrs["a0"], chunks=10), "b": attrs["a1"]}, correct, conf)
+
+
+# ---- the scales' prior, member weights, a generated surface, the labelling policy ----------
+def test_variance_decomposition_prior_is_normalised_and_sampled_by_its_sampler():
+    attrs, correct, conf, _ = world(17, n=300, levels=(2, 3))  # groups: two main effects + arm
+    counts = count_arms(attrs, hide(correct, 50, 17), conf)
+    model = LatentLogistic(counts, anova_effects(counts.codes, counts.names))
+    assert model.multiplicity.size == 3
+    grid = np.linspace(-9, 3, 121)
+    step = grid[1] - grid[0]
+    h = np.stack(np.meshgrid(grid, grid, grid, indexing="ij"), -1).reshape(-1, 3)
+    density = np.exp(model.log_hyperprior(h)[0])
+    assert density[0] == pytest.approx(np.exp(model.log_hyperprior(h[0])[0]))
+    assert density.sum() * step**3 == pytest.approx(1.0, abs=0.02)
+    draws = model.sample_hyperprior(20000, np.random.default_rng(0))
+    total_sd = np.sqrt((model.multiplicity * np.exp(2 * draws)).sum(axis=1))
+    from scipy import stats
+    assert stats.kstest(total_sd, stats.halfnorm(scale=model.priors.scale).cdf).pvalue > 0.01
+    grad = model.log_hyperprior(draws[0])[1]
+    fd = [(model.log_hyperprior(draws[0] + 1e-6 * e)[0] - model.log_hyperprior(draws[0] - 1e-6 * e)[0]) / 2e-6
+          for e in np.eye(3)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_miscalibrated_confidence_gives_the_recalibrated_member_the_weight():
+    attrs, correct, conf, p = world(18, n=2000, arm_sd=0.2)
+    shifted = special.expit(special.logit(conf) + 2.0)  # a classifier twice as sure as it should be
+    surf = spe.accuracy_surface(attrs, hide(correct, 300, 18), shifted, seed=0)
+    assert surf.weights["recalibrated"] > 0.9
+    honest = spe.accuracy_surface(attrs, hide(correct, 300, 18), conf, seed=0)
+    assert honest.weights["confidence"] > 0.5
+
+
+def test_generated_surface_with_interactions_and_miscalibration():
+    """simulate_surface (not the model's own family: pairwise effects, a miscalibrated and
+    noisy confidence): better than the confidence alone and than one accuracy for all arms,
+    intervals cover."""
+    from spe.surface import simulate_surface
+
+    mse, mse_conf, mse_const, cover = [], [], [], []
+    for seed in range(3):
+        sim = simulate_surface(4000, (2, 3, 4), seed=seed)
+        lab = hide(sim.correct, 300, seed)
+        surf = spe.accuracy_surface(sim.attributes, lab, sim.confidence, seed=seed)
+        full = count_arms(sim.attributes, sim.correct, sim.confidence)
+        truth, ev = full.arm_correct / full.arm_items, full.arm_items >= 5
+        conf_only = full.per_arm(full.n_items * special.expit(full.cell_x)) / full.arm_items
+        lo, hi = surf.fit.accuracy.interval(0.9)
+        mse.append(np.mean((surf.fit.accuracy.mean - truth)[ev] ** 2))
+        mse_conf.append(np.mean((conf_only - truth)[ev] ** 2))
+        mse_const.append(np.mean((np.nanmean(lab) - truth)[ev] ** 2))
+        cover.append(np.mean(((lo <= truth) & (truth <= hi))[ev]))
+    assert np.mean(mse) < 0.7 * min(np.mean(mse_conf), np.mean(mse_const))
+    assert np.mean(cover) >= 0.85
+
+
+def test_own_suggestions_beat_random_labels():
+    from spe.surface import simulate_surface
+
+    gains = []
+    for seed in range(2):
+        sim = simulate_surface(3000, (2, 3, 4), seed=10 + seed)
+        full = count_arms(sim.attributes, sim.correct, sim.confidence)
+        truth, ev = full.arm_correct / full.arm_items, full.arm_items >= 5
+        errors = {}
+        for policy in ("own", "random"):
+            lab = hide(sim.correct, 100, seed)
+            rng = np.random.default_rng(seed)
+            for _ in range(3):
+                surf = spe.accuracy_surface(sim.attributes, lab, sim.confidence, seed=seed)
+                new = (surf.suggest_labels(50) if policy == "own"
+                       else rng.choice(np.flatnonzero(np.isnan(lab)), 50, replace=False))
+                lab[new] = sim.correct[new]
+            surf = spe.accuracy_surface(sim.attributes, lab, sim.confidence, seed=seed)
+            errors[policy] = np.mean((surf.fit.accuracy.mean - truth)[ev] ** 2)
+        gains.append(errors["own"] / errors["random"])
+    assert np.mean(gains) < 0.8
+
+
+def test_a_chunk_may_hold_one_level_and_the_merged_counts_fit():
+    attrs, correct, conf, _ = world(19, n=600)
+    lab = hide(correct, 200, 19)
+    order = np.argsort(attrs["a0"], kind="stable")  # sorted data: the first chunk sees one level of a0
+    first = int(np.sum(attrs["a0"] == attrs["a0"][order[0]]))
+    chunks = [order[: first // 2], order[first // 2:]]
+    parts = [count_arms({k: v[c] for k, v in attrs.items()}, lab[c], conf[c]) for c in chunks]
+    assert parts[0].levels[0].size == 1
+    merged = parts[0].merge(parts[1])
+    whole = count_arms(attrs, lab, conf)
+    np.testing.assert_allclose(merged.arm_items, whole.arm_items)
+    np.testing.assert_allclose(surface_from_counts(merged, seed=1).fit.accuracy.mean,
+                               surface_from_counts(whole, seed=1).fit.accuracy.mean, atol=1e-6)
+    with pytest.raises(ValueError, match="single value in all the counts"):
+        surface_from_counts(parts[0], seed=1)
+
+
+def test_flat_attribute_probabilities_keep_every_item():
+    from spe.surface import UncertainAttribute
+
+    rng = np.random.default_rng(20)
+    n = 40
+    flat = {f"u{k}": UncertainAttribute(np.full((n, 33), 1 / 33)) for k in range(2)}  # shares of 1/1089 each
+    correct = (rng.random(n) < 0.7).astype(float)
+    surf = spe.accuracy_surface(flat, hide(correct, 20, 20), seed=0, n_draws=20)
+    assert surf.counts.arm_items.sum() == pytest.approx(n)
+    assert np.isfinite(surf.marginal().mean)

@@ -88,7 +88,12 @@ def run(args):
     names = columns(args.attributes)
     if not names:
         raise CLIError("--attributes needs at least one column name")
-    attributes = {n: np.array(table.column(n)) for n in names}
+    attributes = {n: np.array([None if c.strip().lower() in MISSING_TOKENS else c for c in table.column(n)],
+                              dtype=object) for n in names}
+    rows, cols = args.rows or names[0], args.cols or (names[1] if len(names) > 1 else None)
+    for flag, name in (("--rows", rows), ("--cols", cols)):
+        if name is not None and name not in names:
+            raise CLIError(f"{flag} {name!r} is not one of --attributes ({', '.join(names)})")
     correct = correctness(table, args)
     confidence = parse_scores(table.column(args.confidence), args.confidence, table.rows) if args.confidence else None
     with notes():
@@ -97,7 +102,6 @@ def run(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "surface.csv", surf.to_dict(level=args.level))
-    rows, cols = args.rows or names[0], args.cols or (names[1] if len(names) > 1 else None)
     save_figure(out / "surface.png", lambda ax: surf.plot(rows, cols, ax=ax, level=args.level))
     written = ["surface.csv", "surface.png"]
     if args.suggest:

@@ -54,29 +54,8 @@ class Arms:
         rows = self.codes if arm is None else self.codes[np.asarray(arm)]
         return {name: lv[rows[:, j]] for j, (name, lv) in enumerate(zip(self.names, self.levels))}
 
-    def label(self, arm: int) -> str:
-        """``sex=Female, race=Hispanic`` for one arm."""
-        return ", ".join(f"{n}={lv[c]}" for n, lv, c in zip(self.names, self.levels, self.codes[arm]))
 
-    def select(self, **values) -> np.ndarray:
-        """Boolean mask over arms matching a partial combination, e.g. ``sex="Female"``."""
-        mask = np.ones(self.n_arms, dtype=bool)
-        for name, value in values.items():
-            if name not in self.names:
-                raise ValueError(f"unknown attribute {name!r}; the attributes are {list(self.names)}")
-            j = self.names.index(name)
-            wanted = np.atleast_1d(np.asarray(value, dtype=object))
-            known = set(self.levels[j].tolist())
-            missing = [v for v in wanted.tolist() if v not in known]
-            if missing:
-                raise ValueError(f"attribute {name!r} has no value {missing[0]!r}; its values are "
-                                 f"{self.levels[j].tolist()}")
-            codes = np.searchsorted(self.levels[j], wanted.astype(self.levels[j].dtype))
-            mask &= np.isin(self.codes[:, j], codes)
-        return mask
-
-
-def attribute_columns(attributes, n: int | None = None) -> dict:
+def attribute_columns(attributes, n: int | None = None, min_levels: int = 2) -> dict:
     """Attributes as an ordered ``name -> (N,) array`` dict, checked.
 
     Accepts a pandas or polars DataFrame (by duck typing: ``.columns`` and item access), a
@@ -102,7 +81,7 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
         columns = {f"attr{j}": arr[:, j] for j in range(arr.shape[1])}
     if not columns:
         raise ValueError("attributes are empty: give at least one attribute")
-    out = {name: values if isinstance(values, UncertainAttribute) else _column(values, name)
+    out = {name: values if isinstance(values, UncertainAttribute) else _column(values, name, min_levels)
            for name, values in columns.items()}
     lengths = {name: (v.probs if isinstance(v, UncertainAttribute) else v).shape[0] for name, v in out.items()}
     first = next(iter(lengths.values()))
@@ -113,7 +92,7 @@ def attribute_columns(attributes, n: int | None = None) -> dict:
     return out
 
 
-def _column(values, name) -> np.ndarray:
+def _column(values, name, min_levels=2) -> np.ndarray:
     refuse_lazy(values, f"attribute {name!r}", _LAZY_HINT)
     values = eager_values(values)
     if hasattr(values, "to_numpy"):
@@ -127,8 +106,14 @@ def _column(values, name) -> np.ndarray:
     if missing.any():
         raise ValueError(f"attribute {name!r} has {int(missing.sum())} missing value(s) (first at item "
                          f"{int(np.flatnonzero(missing)[0])}); give them a level of their own, e.g. 'unknown'")
-    arr = arr.astype(str) if arr.dtype == object else arr
-    if np.unique(arr).size < 2:
+    if arr.dtype == object:
+        kinds = {"text" if isinstance(v, str) else "number" if isinstance(v, (int, float, np.number)) else "other"
+                 for v in arr.tolist()}
+        if len(kinds) > 1:
+            raise ValueError(f"attribute {name!r} mixes value types ({', '.join(sorted(kinds))}): 1 and '1' would "
+                             "become one level; give it values of one type")
+        arr = arr.astype(str)
+    if np.unique(arr).size < min_levels:
         value = arr[0].item() if isinstance(arr[0], np.generic) else arr[0]
         raise ValueError(f"attribute {name!r} takes a single value ({value!r}): it splits nothing; leave it out")
     return arr
@@ -144,7 +129,7 @@ def _missing(arr) -> np.ndarray:
 
 def encode_arms(attributes, n: int | None = None) -> Arms:
     """Encode attributes as arms: level codes per attribute, then the combinations present."""
-    columns = attribute_columns(attributes, n)
+    columns = attribute_columns(attributes, n, min_levels=1)
     levels, item_codes = [], []
     for values in columns.values():
         lv, inv = np.unique(values, return_inverse=True)

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..calibration.maps import rounding_clips
 from ..scores.columns import eager_values, refuse_lazy
-from .arms import encode_arms
+from .arms import attribute_columns, encode_arms
 
 #: Width of a confidence cell on the logit scale: within one cell P(correct) moves by at
 #: most ~1% at the steepest point of a calibration map of slope 1.
 CELL_WIDTH = 0.05
-#: Confidences are clipped this far inside (0, 1) before the logit (real files hold exact 0s and 1s).
-CONFIDENCE_EPS = 1e-6
 
 
 def as_correct(correct, n: int | None = None) -> np.ndarray:
@@ -67,7 +66,11 @@ def as_confidence(confidence, n: int) -> np.ndarray | None:
 
 
 def logit_confidence(confidence: np.ndarray) -> np.ndarray:
-    return special.logit(np.clip(confidence, CONFIDENCE_EPS, 1 - CONFIDENCE_EPS))
+    """logit of the confidence; exact 0s and 1s (rounded values) sit half-way to the nearest
+    other confidence, as spe's calibration maps place them (not at 1e-6 of the ends, where
+    a few thousand of them would drag the recalibration's slope)."""
+    low, high = rounding_clips(confidence)
+    return special.logit(np.clip(confidence, low, high))
 
 
 @dataclass(frozen=True)
@@ -178,9 +181,7 @@ def count_arms(attributes, correct, confidence=None, weights=None, return_item_a
     -------
     ArmCounts, or (ArmCounts, item_arm)
     """
-    from .arms import attribute_columns
-
-    columns = attribute_columns(attributes)
+    columns = attribute_columns(attributes, min_levels=1)  # a chunk may hold one level; fits check the whole
     n = next(iter(columns.values())).shape[0]
     y = as_correct(correct, n)
     conf = as_confidence(confidence, n)

@@ -59,10 +59,14 @@ def anova_effects(codes: np.ndarray, names, pairs: bool = True) -> Effects:
     codes = np.asarray(codes, dtype=np.int64)
     m, a = codes.shape
     columns, group = [], []
-    for k in range(a):
+    # With one attribute its main effect is the arm deviation, with two the interactions
+    # are: a duplicate group would only make a ridge in the scales' posterior.
+    mains = a > 1
+    with_pairs = pairs and a > 2
+    for k in range(a if mains else 0):
         columns.append(codes[:, k])
         group.append(k)
-    if pairs and a > 1:
+    if with_pairs:
         for k, l in combinations(range(a), 2):
             columns.append(codes[:, k] * (codes[:, l].max() + 1) + codes[:, l])
             group.append(a)
@@ -71,7 +75,8 @@ def anova_effects(codes: np.ndarray, names, pairs: bool = True) -> Effects:
         _, index = np.unique(col, return_inverse=True)
         blocks.append(sparse.csr_matrix((np.ones(m), (np.arange(m), index.ravel())), shape=(m, index.max() + 1)))
         groups.append(np.full(index.max() + 1, g))
-    with_pairs = pairs and a > 1
-    group_names = tuple(f"main:{n}" for n in names) + (("pairs",) if with_pairs else ())
-    multiplicity = np.array([1.0] * a + ([a * (a - 1) / 2] if with_pairs else []))
-    return Effects(sparse.hstack(blocks, format="csr"), np.concatenate(groups), group_names, multiplicity)
+    group_names = tuple(f"main:{n}" for n in names if mains) + (("pairs",) if with_pairs else ())
+    multiplicity = np.array([1.0] * (a if mains else 0) + ([a * (a - 1) / 2] if with_pairs else []))
+    matrix = sparse.hstack(blocks, format="csr") if blocks else sparse.csr_matrix((m, 0))
+    return Effects(matrix, np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64), group_names,
+                   multiplicity)

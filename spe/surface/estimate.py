@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: Arms smaller than this are reported but not scored or targeted by default (the AAA
+#: paper scores arms of at least five items: smaller ones are mostly their items' own luck).
+MIN_ITEMS = 5
+
 
 @dataclass(frozen=True)
 class ArmEstimate:

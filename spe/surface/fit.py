@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import replace
 
 import numpy as np
-from scipy import special
 
 from .._util.seeds import child_generators
 from .._util.threads import one_blas_thread
 from .arms import attribute_columns
-from .counts import ArmCounts, as_confidence, as_correct, count_arms, logit_confidence
-from .estimate import ArmEstimate
+from .counts import ArmCounts, as_confidence, as_correct, count_arms
+from .membership import with_uncertain_membership
 from .model import fit_surface
 from .result import AccuracySurface
 from .uncertain import expand
@@ -83,70 +81,9 @@ def accuracy_surface(attributes, correct, confidence=None, *, pairs: bool = True
     counts, row_arm = count_arms(columns, y[item], row_conf, weights=share, return_item_arm=True)
     fit = fit_surface(counts, pairs=pairs, n_draws=n_draws, rng=fit_rng)
     if item.size > n:  # some item may sit in more than one arm
-        fit = _with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs, n_draws, fit_rng)
+        fit = with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs, n_draws, fit_rng)
     return AccuracySurface(fit, rows=(row_arm, item, share), labeled=labeled, uncertain=uncertain,
                            seed=int(pick_seed.integers(2**63)))
-
-
-#: EM steps for items split across arms (their labels also say which arm they are in), and
-#: imputations of every item's arm from the result, whose fits are pooled.
-EM_STEPS = 3
-IMPUTATIONS = 20
-
-
-def _with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs, n_draws, rng):
-    """Memberships that learn from the labels: EM to the mode, then a short data
-    augmentation chain (draw every item's arm given one posterior draw of the arms'
-    accuracies, refit) whose fits are pooled, so intervals carry the uncertainty of which
-    items are in which arm."""
-    row_conf = None if conf is None else conf[item]
-    for _ in range(EM_STEPS):
-        weights = membership(fit, share, item, row_arm, y, conf)
-        fit = fit_surface(count_arms(columns, y[item], row_conf, weights=weights), pairs=pairs,
-                          n_draws=n_draws, rng=rng)
-    per = max(n_draws // IMPUTATIONS, 10)
-    draws, sizes, constants, slopes = [], [], [], []
-    for _ in range(IMPUTATIONS):
-        weights = membership(fit, share, item, row_arm, y, conf, draw=int(rng.integers(fit.slope.size)))
-        imputed = count_arms(columns, y[item], row_conf, weights=_draw_rows(weights, item, rng).astype(float))
-        fit = fit_surface(imputed, pairs=pairs, n_draws=per, rng=rng)
-        draws.append(np.where(imputed.arm_items < 0.5, np.nan, fit.accuracy.draws))
-        sizes.append(np.broadcast_to(imputed.arm_items, fit.accuracy.draws.shape))
-        constants.append(fit.arm_constant)
-        slopes.append(fit.slope)
-    draws = np.concatenate(draws)
-    accuracy = ArmEstimate(np.nanmean(draws, axis=0), draws, "spe", items=np.concatenate(sizes))
-    return replace(fit, arm_constant=np.concatenate(constants), slope=np.concatenate(slopes), accuracy=accuracy)
-
-
-def _draw_rows(weights, item, rng) -> np.ndarray:
-    """One row per item, drawn with the rows' shares of the item (a boolean mask over rows)."""
-    order = np.argsort(item, kind="stable")
-    cum = np.cumsum(weights[order])
-    start = np.searchsorted(item[order], np.arange(item.max() + 1))
-    base = np.concatenate([[0.0], cum])[start]
-    u = base + rng.random(start.size) * (np.append(base[1:], cum[-1]) - base)
-    picked = np.minimum(np.searchsorted(cum, u, side="right"), cum.size - 1)
-    chosen = np.zeros(item.size, dtype=bool)
-    chosen[order[picked]] = True
-    return chosen
-
-
-def membership(fit, share, item, row_arm, y, conf, draw=None) -> np.ndarray:
-    """Each row's share of its item, given the item's label: P(arm | x, right or wrong).
-
-    A labeled item that was right is more likely in an arm where the classifier is often
-    right (Bayes' rule with the arms' accuracies: posterior means, or one posterior
-    ``draw``); unlabeled items keep their prior shares.
-    """
-    x = np.zeros(item.size) if conf is None else logit_confidence(conf[item])
-    rows = slice(None) if draw is None else slice(draw, draw + 1)
-    p = special.expit(fit.arm_constant[rows][:, row_arm] + fit.slope[rows, None] * x).mean(axis=0)
-    c = y[item]
-    lik = np.where(np.isnan(c), 1.0, np.where(c == 1, p, 1 - p))
-    post = share * lik
-    total = np.bincount(item, weights=post)
-    return post / total[item]
 
 
 @one_blas_thread
@@ -161,5 +98,9 @@ def surface_from_counts(counts: ArmCounts, *, pairs: bool = True, n_draws: int =
     _check_draws(n_draws)
     if not counts.has_confidence and counts.n_labeled.sum() == 0:
         raise ValueError("no item is labeled and no confidence was counted: nothing informs the accuracy")
+    single = [n for n, lv in zip(counts.names, counts.levels) if lv.size < 2]
+    if single:
+        raise ValueError(f"attribute {single[0]!r} takes a single value in all the counts: it splits nothing; "
+                         "leave it out")
     (fit_rng,) = child_generators(seed, 1)
     return AccuracySurface(fit_surface(counts, pairs=pairs, n_draws=n_draws, rng=fit_rng))

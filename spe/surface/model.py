@@ -27,25 +27,22 @@ import numpy as np
 from .counts import ArmCounts
 from .effects import Effects, anova_effects
 from .estimate import ArmEstimate
-from .laplace import LOG_SD_BOUNDS, LatentLogistic, Mode, Priors
+from .laplace import LatentLogistic, Mode, Priors
 from .realised import realised_accuracy
 
 #: spe's "calibrated" score model prior: the confidence as it is, give or take a little.
 CONFIDENCE_PRIORS = Priors(intercept_sd=0.25, slope_sd=0.2)
 #: Labels needed before members are weighed by the evidence.
 MIN_LABELS_TO_WEIGH = 1
+#: Without labels the scales keep their prior: this many draws of it.
+NO_LABEL_SCALE_POINTS = 16
 
 
-@dataclass(frozen=True)
-class MemberSpec:
-    priors: Priors
-    learn_scales: bool
-
-
-def member_specs(has_confidence: bool) -> dict:
+def member_priors(has_confidence: bool) -> dict:
+    """The members' priors, by name (the first answers alone when nothing is labeled)."""
     if has_confidence:
-        return {"confidence": MemberSpec(CONFIDENCE_PRIORS, True), "recalibrated": MemberSpec(Priors(), True)}
-    return {"labels": MemberSpec(Priors(intercept_sd=2.0), True)}
+        return {"confidence": CONFIDENCE_PRIORS, "recalibrated": Priors()}
+    return {"labels": Priors(intercept_sd=2.0)}
 
 
 @dataclass
@@ -57,6 +54,7 @@ class Member:
     arm_constant: np.ndarray  # (S, M)
     slope: np.ndarray         # (S,)
     log_marginal: float       # log p(labels | member), learned scales integrated out
+    ess: float                # effective sample size of the scales' importance sampling
 
 
 @dataclass
@@ -69,7 +67,7 @@ class SurfaceFit:
     effects : Effects
     members : dict name -> Member
     weights : dict name -> float
-        Pooling weights of the members (LOO predictive densities of the labels).
+        Posterior probabilities of the members (their marginal likelihoods, equal prior odds).
     arm_constant, slope : pooled draws of each arm's predictor and the confidence slope
     accuracy : ArmEstimate
         Draws of each arm's realised accuracy.
@@ -102,23 +100,22 @@ def _total_sd(member: Member) -> float:
     return float(np.sqrt(np.sum(m.multiplicity * np.exp(2 * member.mode.log_sd))))
 
 
-def _fit_member(counts, effects, spec: MemberSpec, n_draws, rng) -> Member:
-    model = LatentLogistic(counts, effects, spec.priors)
-    if spec.learn_scales and counts.n_labeled.sum() > 0:
+def _fit_member(counts, effects, priors: Priors, n_draws, rng) -> Member:
+    model = LatentLogistic(counts, effects, priors)
+    if counts.n_labeled.sum() > 0:
         scales = model.integrate_scales(rng)
-        modes, share, best, log_marginal = scales.modes, scales.weights, scales.best, scales.log_marginal
-    else:
-        if spec.learn_scales:  # no labels to learn from: the scales' prior mode (the total split evenly)
-            best = model.mode(0.5 * np.log(spec.priors.scale**2 / model.multiplicity.size / model.multiplicity))
-        else:
-            best = model.mode(np.full(effects.n_groups + 1, LOG_SD_BOUNDS[0]))
-        modes, share, log_marginal = [best], np.ones(1), best.log_evidence
+        modes, share, best = scales.modes, scales.weights, scales.best
+        log_marginal, ess = scales.log_marginal, scales.ess
+    else:  # nothing to learn the scales from: their prior drawn
+        modes = [model.mode(h) for h in model.sample_hyperprior(NO_LABEL_SCALE_POINTS, rng)]
+        share, log_marginal, ess = np.full(len(modes), 1 / len(modes)), 0.0, float(len(modes))
+        best = model.mode(0.5 * np.log(priors.scale**2 / model.multiplicity.size / model.multiplicity))
     counts_per_mode = rng.multinomial(n_draws, share)
     parts = [model.draw(m, c, rng) for m, c in zip(modes, counts_per_mode) if c]
     v, e = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     arm_constant = np.asarray((model.design @ v[:, : model.n_const].T).T) + e
     slope = v[:, -1] if model.with_slope else np.zeros(n_draws)
-    return Member(model, best, arm_constant, slope, log_marginal)
+    return Member(model, best, arm_constant, slope, log_marginal, ess)
 
 
 def member_weights(members: dict, n_labeled: float) -> dict:
@@ -135,8 +132,8 @@ def fit_surface(counts: ArmCounts, *, pairs: bool = True, n_draws: int = 400,
                 rng: np.random.Generator) -> SurfaceFit:
     """Fit the members, weigh them by the labels, and draw every arm's realised accuracy."""
     effects = anova_effects(counts.codes, counts.names, pairs=pairs)
-    specs = member_specs(counts.has_confidence)
-    members = {name: _fit_member(counts, effects, spec, n_draws, rng) for name, spec in specs.items()}
+    members = {name: _fit_member(counts, effects, priors, n_draws, rng)
+               for name, priors in member_priors(counts.has_confidence).items()}
     weights = member_weights(members, counts.n_labeled.sum())
     names = list(members)
     pick = rng.choice(len(names), size=n_draws, p=np.array([weights[n] for n in names]))

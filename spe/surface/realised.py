@@ -9,9 +9,10 @@ by sum p_i (1 - p_i) / n^2 in expectation.
 
 An arm's unlabeled items enter through at most :data:`NODES` points of its
 logit-confidence distribution (consecutive confidence cells pooled to equal shares, at
-their mean), so the cost is draws x arms x NODES whatever the number of items. The
-sigmoid is smooth, so the pooled sum moves by well under 0.1% of an arm's accuracy; the
-binomial variance of a pooled node is at most that of its cells, by a hair.
+their mean), so the cost is draws x arms x NODES whatever the number of items. With a
+wide spread of confidences (logit sd 3, a review's check) pooling moved an arm's accuracy
+by 0.15 percentage points on average and 0.8 at most; the binomial variance of a pooled
+node is at least that of its cells.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .estimate import MIN_ITEMS
+
 DESCRIPTIONS = {
     "confidence": "the confidence nearly right (recalibration prior tight at the identity) + attribute effects",
     "recalibrated": "the confidence recalibrated (Platt, wide prior) + attribute effects",
@@ -15,11 +17,12 @@ def surface_summary(surf, level: float, n_worst: int) -> str:
     c = surf.counts
     fit = surf.fit
     n_items, n_lab = c.n_items.sum(), c.n_labeled.sum()
-    big = c.arm_items >= 5
+    big = c.arm_items >= MIN_ITEMS
     lines = [
         "Accuracy surface (spe)",
         f"  items: {n_items:.0f} ({n_lab:.0f} labeled, {c.n_correct.sum():.0f} of them right); "
-        f"{c.n_arms} arms over {len(surf.names)} attributes ({', '.join(surf.names)}), {int(big.sum())} of >= 5 items",
+        f"{c.n_arms} arms over {len(surf.names)} attributes ({', '.join(surf.names)}), {int(big.sum())} of >= "
+        f"{MIN_ITEMS:g} items",
         "  members (posterior probability from their marginal likelihoods):",
     ]
     for name, w in surf.weights.items():
@@ -34,10 +37,10 @@ def surface_summary(surf, level: float, n_worst: int) -> str:
     overall = surf.marginal(level=level)
     pct = f"{100 * level:g}%"
     lines.append(f"  accuracy over all items: {overall.mean:.3f} [{pct} {overall.lower:.3f}, {overall.upper:.3f}]")
-    rows = surf.to_dict(level, min_items=5)
+    rows = surf.to_dict(level, min_items=MIN_ITEMS)
     order = np.argsort(rows["accuracy"])[:n_worst]
     if order.size:
-        lines.append(f"  least accurate arms of >= 5 items (posterior mean [{pct}]):")
+        lines.append(f"  least accurate arms of >= {MIN_ITEMS:g} items (posterior mean [{pct}]):")
         for i in order:
             combo = ", ".join(f"{n}={rows[n][i]}" for n in surf.names)
             lines.append(f"    {rows['accuracy'][i]:.3f} [{rows['lower'][i]:.3f}, {rows['upper'][i]:.3f}]  "

@@ -6,12 +6,10 @@ import numpy as np
 
 from ..metrics.curves import Estimate
 from .suggest import choose_arms, items_for_arms
+from .estimate import MIN_ITEMS
 from .model import SurfaceFit
 from .realised import unlabeled_variance_parts
 
-#: Arms smaller than this are reported but not targeted by ``suggest_labels`` (the AAA
-#: paper scores arms of at least five items: smaller ones are mostly their items' own luck).
-MIN_ITEMS = 5
 
 
 class AccuracySurface:
@@ -109,6 +107,8 @@ class AccuracySurface:
     def table(self, rows: str, cols: str | None = None, level: float = 0.9) -> dict:
         """Marginal accuracy over one or two attributes: ``{"rows", "cols", "mean", "lower",
         "upper", "n_items"}`` with (R, C) arrays (NaN where no item has the combination)."""
+        if not 0 < level < 1:
+            raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
         values = self.arm_values()
         for name in (rows, cols):
             if name is not None and name not in self.names:
@@ -139,7 +139,7 @@ class AccuracySurface:
         """
         if self._rows is None:
             raise ValueError("this surface was made from counts: it knows no items to suggest")
-        if not isinstance(k, (int, np.integer)) or k < 1:
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         c = self.counts
         per_item, n_unlabeled = unlabeled_variance_parts(c, self.fit.arm_constant, self.fit.slope)

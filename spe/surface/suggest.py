@@ -5,8 +5,8 @@ so a label is worth what it removes from its arm's posterior variance of the rea
 accuracy. For arm a with N_a items, that variance has two parts: the arm's linear
 predictor b_a (posterior variance v_a, seen through the slope J_a of the realised accuracy
 in b_a) and the unlabeled items' own outcomes (sum p_i (1 - p_i) / N_a^2). One more label
-with curvature w = p (1 - p) updates v_a to v_a / (1 + w v_a) (a Gaussian site update)
-and removes its item's outcome variance w / N_a^2. A batch is chosen greedily, each pick
+with curvature w = p (1 - p) updates v_a to v_a / (1 + w v_a) (a Gaussian site update),
+takes its item out of the slope (J_a - w / N_a) and removes its outcome variance w / N_a^2. A batch is chosen greedily, each pick
 updating its arm as if its label had arrived; sharing through attribute effects is left
 out, which only undervalues labels in crowded neighbourhoods.
 """
@@ -17,10 +17,14 @@ import numpy as np
 
 
 def expected_gains(jacobian, latent_var, item_var, n_items):
-    """Fall in each arm's realised-accuracy variance from one more random label in it."""
+    """Fall in each arm's realised-accuracy variance from one more random label in it:
+    J^2 v - J'^2 v' + w / N^2, with v' = v / (1 + w v) and J' = J - w / N (the labeled
+    item no longer depends on the arm's predictor)."""
     w = np.maximum(item_var, 1e-12)
-    latent_fall = latent_var - latent_var / (1 + w * latent_var)
-    return jacobian**2 * latent_fall + w / np.maximum(n_items, 1) ** 2
+    n = np.maximum(n_items, 1)
+    after = latent_var / (1 + w * latent_var)
+    jacobian_after = np.maximum(jacobian - w / n, 0.0)
+    return jacobian**2 * latent_var - jacobian_after**2 * after + w / n**2
 
 
 def choose_arms(k, jacobian, latent_var, item_var, n_items, n_unlabeled, eligible):

@@ -14,6 +14,7 @@ attribute is known sit in their arm with weight one.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -124,14 +125,19 @@ def expand(columns: dict, n: int):
     Returns (columns of the expanded rows, the item of each row, the share of each row,
     the uncertain attributes by name) — the input unchanged when no attribute is uncertain.
     """
-    uncertain = {name: v for name, v in columns.items() if isinstance(v, UncertainAttribute)}
+    # copies: the fitted temperatures are set on them, never on the caller's objects
+    uncertain = {name: copy.copy(v) for name, v in columns.items() if isinstance(v, UncertainAttribute)}
     if not uncertain:
         return columns, np.arange(n), np.ones(n), {}
     for name, u in uncertain.items():
         if u.probs.shape[0] != n:
             raise ValueError(f"uncertain attribute {name!r} has {u.probs.shape[0]} items, the others {n}")
     probs, combos = recalibrate(list(uncertain.values()))
-    probs = np.where(probs >= MIN_SHARE, probs, 0.0)
+    if not np.isfinite(probs).all():
+        raise ValueError("the recalibrated attribute probabilities are not finite; check the attribute "
+                         "classifiers' probabilities (exact 0s everywhere for an item?)")
+    keep = (probs >= MIN_SHARE) | (probs == probs.max(axis=1, keepdims=True))  # an item's likeliest arm stays
+    probs = np.where(keep, probs, 0.0)
     probs /= probs.sum(axis=1, keepdims=True)
     item, combo = np.nonzero(probs)
     out = {}
