@@ -226,6 +226,12 @@ def test_marginal_and_table_pool_the_arms_by_their_items():
     assert t["mean"][list(t["rows"]).index("v0"), 0] == pytest.approx(part.mean)
     both = surf.marginal(a0=["v0", "v1"])
     assert both.lower <= both.mean <= both.upper
+    assert surf.marginal({"a0": "v0"}).mean == part.mean
+    assert surf.marginal({"a0": "v0"}, level=0.5).lower > part.lower
+    with pytest.raises(ValueError, match="given twice"):
+        surf.marginal({"a0": "v0"}, a0="v1")
+    with pytest.raises(TypeError, match="dict of attribute"):
+        surf.marginal("a0")
     with pytest.raises(ValueError, match="unknown attribute"):
         surf.marginal(colour="red")
     with pytest.raises(ValueError, match="has no value"):

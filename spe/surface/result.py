@@ -94,12 +94,20 @@ class AccuracySurface:
             raise ImportError("to_frame needs pandas (pip install pandas); to_dict gives the same columns") from None
         return pd.DataFrame(self.to_dict(level, min_items))
 
-    def marginal(self, level: float = 0.9, **values) -> Estimate:
+    def marginal(self, where: dict | None = None, /, level: float = 0.9, **values) -> Estimate:
         """Accuracy over the items of a partial combination, e.g. ``marginal(sex="Female")``.
 
         A value may be a list (``race=["Asian", "Other"]``). The interval comes from the
-        joint draws of the arms involved, so it is not a sum of per-arm intervals.
+        joint draws of the arms involved, so it is not a sum of per-arm intervals. An
+        attribute whose name is not a Python keyword argument, or is ``level``, is given
+        in a dict: ``marginal({"level": "high", "age group": "<25"})``.
         """
+        if where is not None and not isinstance(where, dict):
+            raise TypeError(f"marginal's first argument is a dict of attribute -> value(s), got {type(where).__name__}")
+        both = set(where or ()) & set(values)
+        if both:
+            raise ValueError(f"attribute(s) {sorted(both)} given twice, in the dict and as keywords")
+        values = {**(where or {}), **values}
         draws = self.fit.accuracy.pooled(self._select(values), self.counts.arm_items)
         label = ", ".join(f"{k}={v}" for k, v in values.items()) or "all items"
         return Estimate.from_draws(f"accuracy ({label})", draws, np.full(draws.size, 1 / draws.size), level)
