@@ -300,3 +300,26 @@ def test_multiclass_prior_for_a_class_never_predicted_is_uninformative():
     prior = multiclass_informed_prior(res)
     assert np.bincount(res.predicted, minlength=4)[2] == 0
     assert prior.alpha[2] == prior.beta[2] == 1.0  # Beta(1, 1), not a spike at accuracy 0
+
+
+def test_multiclass_prior_without_labels_is_centred_on_the_classifiers_own_probabilities():
+    from scipy import special
+
+    import spe
+    from spe.assessment import multiclass_informed_prior, score_informed_prior
+
+    rng = np.random.default_rng(2)
+    p = special.softmax(rng.normal(0, 3.0, (1500, 5)), axis=1)  # confident, and calibrated
+    y = (p.cumsum(1) > rng.random((1500, 1))).argmax(1)
+    res = spe.fit_multiclass(p, None, n_draws=300, seed=0)
+    prior = multiclass_informed_prior(res)
+    pred = p.argmax(1)
+    ji = score_informed_prior(p.max(1), pred)
+    np.testing.assert_allclose(prior.mean(), ji.mean(), atol=1e-9)  # the classifier's own accuracy per group
+    drawn = np.stack([[np.mean(d[pred == g] == g) for g in range(5)] for d in res.class_draws])
+    assert np.all(drawn.mean(0) < ji.mean())  # averaging over the label models' prior would sink it
+    strength = prior.alpha + prior.beta
+    assert np.all(strength >= 2.0)
+    truth = np.array([np.mean(y[pred == g] == g) for g in range(5)])
+    lower, upper = stats.beta.ppf([[0.05], [0.95]], prior.alpha, prior.beta)
+    assert np.all((lower <= truth) & (truth <= upper)), (lower, truth, upper)

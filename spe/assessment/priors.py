@@ -120,6 +120,15 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     is what the posterior's own uncertainty supports: no fixed cap, so an honest, sharp
     posterior counts for many labels and a vague one for few (never fewer than
     ``min_strength``, the uninformative prior's). ``groups`` default: predicted classes.
+
+    With no labels the label models are their priors, and averaging a group's accuracy
+    over them is not neutral: a temperature that flattens the probabilities costs far more
+    accuracy than one that sharpens them gains, so the mean sinks below anything the
+    classifier says (20 Newsgroups: 0.71 against its own 0.72 and a truth of 0.92).
+    Nothing has yet contradicted the classifier's own probabilities, so they are the
+    centre (Ji et al.'s score-informed mean), and the label models' draws only say how
+    far from it the accuracy may be: the strength comes from their mean squared
+    deviation from that centre.
     """
     if min_strength <= 0:
         raise ValueError("min_strength must be positive")
@@ -131,6 +140,10 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     acc = np.stack([np.bincount(g, weights=row, minlength=n_groups) for row in correct]) / np.maximum(size, 1)
     mean = np.clip(acc.mean(axis=0), 1e-3, 1 - 1e-3)
     var = acc.var(axis=0)
+    if result.n_labeled == 0:
+        own = np.bincount(g, weights=np.exp(result.log_probs.max(axis=1)), minlength=n_groups) / np.maximum(size, 1)
+        var = np.mean((acc - own) ** 2, axis=0)
+        mean = np.clip(own, 1e-3, 1 - 1e-3)
     with np.errstate(divide="ignore"):
         strength = mean * (1 - mean) / var - 1.0
     strength = np.maximum(np.nan_to_num(strength, nan=min_strength, posinf=1e6), min_strength)
