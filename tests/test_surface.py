@@ -377,6 +377,22 @@ def test_variance_decomposition_prior_is_normalised_and_sampled_by_its_sampler()
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
 
 
+def test_scales_drawn_far_outside_their_bounds_are_solved_at_the_bounds(monkeypatch):
+    """The defensive proposal reaches scales (sd e^12, e^-30) where the Newton system is
+    singular; those points are solved at LOG_SD_BOUNDS, where the evidence is flat."""
+    from spe.surface.laplace import LOG_SD_BOUNDS
+
+    attrs, correct, conf, _ = world(19, n=600, levels=(2, 3))
+    counts = count_arms(attrs, hide(correct, 60, 19), conf)
+    model = LatentLogistic(counts, anova_effects(counts.codes, counts.names))
+    far = np.array([[12.0, -30.0, 12.0], [-30.0, 12.0, 12.0]])
+    monkeypatch.setattr(model, "sample_hyperprior", lambda n, rng: np.resize(far, (n, 3)))
+    scales = model.integrate_scales(np.random.default_rng(0), n_points=8)
+    assert np.isfinite(scales.log_marginal) and 1.0 <= scales.ess <= 8.0
+    used = np.array([m.log_sd for m in scales.modes])
+    assert used.min() >= LOG_SD_BOUNDS[0] and used.max() <= LOG_SD_BOUNDS[1]
+
+
 def test_miscalibrated_confidence_gives_the_recalibrated_member_the_weight():
     attrs, correct, conf, p = world(18, n=2000, arm_sd=0.2)
     shifted = special.expit(special.logit(conf) + 2.0)  # a classifier twice as sure as it should be

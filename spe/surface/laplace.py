@@ -283,7 +283,10 @@ class LatentLogistic:
             points[from_t] = around.rvs(int(from_t.sum()), random_state=rng).reshape(-1, points.shape[1])
         log_prior = self.log_hyperprior(points)[0]
         log_q = np.logaddexp(np.log(0.5) + around.logpdf(points), np.log(0.5) + log_prior)
-        modes = [self.mode(h, start=best) for h in points]
+        # Outside LOG_SD_BOUNDS the evidence is flat in a scale (an effect of sd 1e-3 is no
+        # effect; above 10 the prior holds ~nothing, and a near-flat effect makes the Newton
+        # system singular), so a point out there is solved at the bound, weighed as drawn.
+        modes = [self.mode(np.clip(h, *LOG_SD_BOUNDS), start=best) for h in points]
         log_ratio = np.array([m.log_evidence for m in modes]) + log_prior - log_q
         weights = np.exp(log_ratio - log_ratio.max())
         weights /= weights.sum()

@@ -27,7 +27,7 @@ import numpy as np
 from .counts import ArmCounts
 from .effects import Effects, anova_effects
 from .estimate import ArmEstimate
-from .laplace import LatentLogistic, Mode, Priors
+from .laplace import LOG_SD_BOUNDS, LatentLogistic, Mode, Priors
 from .realised import realised_accuracy
 
 #: spe's "calibrated" score model prior: the confidence as it is, give or take a little.
@@ -107,7 +107,7 @@ def _fit_member(counts, effects, priors: Priors, n_draws, rng) -> Member:
         modes, share, best = scales.modes, scales.weights, scales.best
         log_marginal, ess = scales.log_marginal, scales.ess
     else:  # nothing to learn the scales from: their prior drawn
-        modes = [model.mode(h) for h in model.sample_hyperprior(NO_LABEL_SCALE_POINTS, rng)]
+        modes = [model.mode(np.clip(h, *LOG_SD_BOUNDS)) for h in model.sample_hyperprior(NO_LABEL_SCALE_POINTS, rng)]
         share, log_marginal, ess = np.full(len(modes), 1 / len(modes)), 0.0, float(len(modes))
         best = model.mode(0.5 * np.log(priors.scale**2 / model.multiplicity.size / model.multiplicity))
     counts_per_mode = rng.multinomial(n_draws, share)
