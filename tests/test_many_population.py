@@ -93,6 +93,32 @@ def test_with_every_item_labeled_the_population_kind_is_the_bootstrap_of_the_ite
     assert np.mean(cover["average precision"]) >= 0.8 and np.mean(cover["AUROC"]) >= 0.75
 
 
+@pytest.mark.parametrize("mu", [-4.5, -3.0])
+def test_under_ssmes_protocol_the_population_kind_covers_the_population_value(mu):
+    """20 labels + 1,000 unlabeled items drawn from a population (about 10% or 20%
+    positives): the population kind's 90% intervals hold the population's AP, AUROC and
+    accuracy, and its AP sits no higher above the population's than the sample kind's
+    (a finite set's AP is biased upwards; the population kind targets the population)."""
+    y, models, ap = _population(mu=mu, ceiling=1.0)
+    truth = {"average precision": ap, "AUROC": {k: SW.sample_auroc(SW.labeled_sweep(s, y))[0] for k, s in models.items()},
+             "accuracy": {k: np.mean((s >= 0.5) == (y == 1)) for k, s in models.items()}}
+    cover, bias = {m: [] for m in truth}, {"sample": [], "population": []}
+    for seed in range(10):
+        split = _protocol(y, models, seed)
+        if split is None:
+            continue
+        res = spe.fit_many(*split, n_draws=300, seed=seed)
+        for kind in bias:
+            for row in res.metrics(kind=kind):
+                bias[kind].append(row["average precision"].value - ap[row["model"]])
+                for m in truth if kind == "population" else ():
+                    cover[m].append(row[m].lower <= truth[m][row["model"]] <= row[m].upper)
+    assert len(bias["sample"]) >= 24
+    for m in truth:
+        assert np.mean(cover[m]) >= 0.9, m
+    assert np.mean(bias["population"]) <= np.mean(bias["sample"])
+
+
 def test_several_multiclass_models_have_no_population_kind_yet():
     rng = np.random.default_rng(3)
     p = rng.dirichlet(np.ones(3), size=(2, 90))
