@@ -1,24 +1,31 @@
 """SSME's protocol with every model of a file on the same labels: spe.fit_many side by side.
 
-Sets of several models: the shared fairness files (bank, compas; 10 models each) and, with
-scikit-learn installed, `digits`, nine scikit-learn models' out-of-fold probabilities on
-its bundled digits images (`made_models.py`; 1,797 items, so 20 labeled + 879 unlabeled).
+Sets of several models: the shared fairness files (bank, compas; 10 models each), with
+scikit-learn installed `digits`, nine scikit-learn models' out-of-fold probabilities on
+its bundled digits images (`made_models.py`; 1,797 items, so 20 labeled + 879 unlabeled),
+and two simulated sets of 20,000 items (`made_models.py`: seven models reading one latent
+log-odds, about 10% positives; "noisy top": 15% of the positives-by-score labeled
+negative, which no model sees).
 Per seed, one split for all of a file's models: a random half is held out as the truth,
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
 protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
-from `spe.fit_many` (all models, shared label draws; also with only the models' own maps,
+from `spe.fit_many` (all models, shared label draws; `fit_many, population` is the same
+fit's `kind="population"`, the population the items come from, which the held-out half
+samples; also with only the models' own maps,
 each model's wide map and its "calibrated" one, or only the log-linear pool; and with
 `calibrated=False`, without the "calibrated" maps), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
 items alone. ssme-lite (Shanmugam et al.'s package) fits every model of the file at once,
 on the first seeds only (it takes seconds per fit); its ratios are against the labeled
 items on the same seeds.
-Coverage: how often each method's 90% intervals hold the metric of the items it describes
-(the 20 labeled + unlabeled items; the held-out half differs from them by sampling noise,
-which no interval about these items claims). Labeled only: Beta intervals for rates,
-percentile bootstrap for AUROC and AUPRC.
+Coverage: how often each method's 90% intervals hold the value it targets: the metric of
+the items it describes (the 20 labeled + unlabeled items; target "items"), or for
+`fit_many, population` the held-out half's (target "held-out", a sample of the
+population, so its own sampling noise counts against the interval); `fit_many` against
+the held-out half shows what an interval about these items claims about the population.
+Labeled only: Beta intervals for rates, percentile bootstrap for AUROC and AUPRC.
 
-    python benchmarks/ssme_shared.py [--seeds 50] [--ssme-seeds 10] [--quick]
+    python benchmarks/ssme_shared.py [--seeds 50] [--ssme-seeds 10] [--quick] [--files bank,compas]
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from made_models import digits_models  # noqa: E402
+from made_models import SIMULATED, digits_models, simulated_models  # noqa: E402
 from real import (ALPHA, DATA, FILES, beta_interval, covers, exact_auc, exact_ap, exact_metrics,  # noqa: E402
                   run_stamp, ssme_split, table, write_section)
 
@@ -54,14 +61,20 @@ VARIANTS = {"fit_many": {}, "fit_many, maps only": {"label_model": "maps"},
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
 PUBLISHED = {"accuracy": (2.27, 5.54), "auc": (3.28, 6.98), "auprc": (9.41, 22.4)}
 SSME_LITE = "ssme-lite (all models)"
+#: fit_many's intervals about these items, held against the held-out half.
+HELD_OUT = "fit_many, against held-out"
 #: A third set of several models, made by code (made_models.py): not a shared file.
 MADE = "digits"
+#: fit_many's default fit, read as the population the items come from (no second fit).
+POPULATION = "fit_many, population"
 
 
 def file_models(short):
     """(scores (N, M), labels, model names) of a shared file, or of the made digits set."""
     if short == MADE:
         return digits_models()
+    if short in SIMULATED:
+        return simulated_models(short)
     d = np.load(DATA / FILES[short], allow_pickle=False)
     names = [str(m).removeprefix("score_") for m in d["model_names"]]
     return d["scores_all"].astype(float), d["labels"].astype(float), names
@@ -116,6 +129,7 @@ def one_seed(job):
             if method == "fit_many":
                 many_s = time.perf_counter() - start
         many_rows = {m: {r["model"]: r for r in res.metrics(level=1 - ALPHA)} for m, res in manys.items()}
+        many_rows[POPULATION] = {r["model"]: r for r in manys["fit_many"].metrics(level=1 - ALPHA, kind="population")}
         lite, lite_s = {}, None
         if with_ssme:
             start = time.perf_counter()
@@ -148,8 +162,10 @@ def one_seed(job):
                 except Exception:  # e.g. a 2-valued decision tree: counted as missing, not hidden
                     pass
             out[name] = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} for m, e in est.items()}
-            cover[name] = {m: {k: covers(e[k].lower, e[k].upper, here[k]) for k in KEYS}
-                           for m, e in intervals.items()}
+            cover[name] = {m: {k: covers(e[k].lower, e[k].upper, truth[k] if m == POPULATION else here[k])
+                               for k in KEYS} for m, e in intervals.items()}
+            cover[name][HELD_OUT] = {k: covers(intervals["fit_many"][k].lower, intervals["fit_many"][k].upper,
+                                               truth[k]) for k in KEYS}
             cover[name]["labeled only"] = {k: covers(*lab[k], here[k]) for k in KEYS}
             truths[name] = truth
             for m, e in est.items():
@@ -182,6 +198,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="3 seeds, fit_many only, no RESULTS.md")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--files", help="comma-separated subset of the sets (a subset run writes no RESULTS.md)")
     ap.add_argument("--ssme-seeds", type=int, default=10,
                     help="run ssme-lite (if installed) on the first this many seeds")
     args = ap.parse_args(argv)
@@ -192,6 +209,9 @@ def main(argv=None):
         raise SystemExit(f"no shared data in {DATA}")
     if not args.quick and importlib.util.find_spec("sklearn") is not None:
         files.append(MADE)
+    files += [] if args.quick else list(SIMULATED)
+    if args.files:
+        files = [f for f in args.files.split(",") if f in files or f in SIMULATED]
     start = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one_seed, [(f, s, not args.quick, s < ssme_seeds) for f in files
@@ -226,8 +246,9 @@ def main(argv=None):
         methods = list(dict.fromkeys(m for r in done for per in r["cover"].values() for m in per))
         for m in methods:
             got = [per[m] for r in done for per in r["cover"].values() if m in per]
-            coverage.append({"file": f, "method": m, "seeds": len(done),
-                             "prevalence": float(np.mean([r["prevalence"][m] for r in done if m in r["prevalence"]]))}
+            prevalence = [r["prevalence"][m] for r in done if m in r["prevalence"]]
+            coverage.append({"file": f, "method": m, "target": "held-out" if m in (POPULATION, HELD_OUT) else "items",
+                             "seeds": len(done), "prevalence": float(np.mean(prevalence)) if prevalence else None}
                             | {k: float(np.mean([g[k] for g in got])) for k in KEYS})
     picks = []
     for f in files:
@@ -252,10 +273,11 @@ def main(argv=None):
                      "auprc_ratio", "s"]),
         "",
         f"Coverage of {100 * (1 - ALPHA):g}% intervals (share of (model, seed) pairs; prevalence: of seeds, "
-        "for `fit` the mean over a seed's models) of the metrics of the items each method describes. "
+        "for `fit` the mean over a seed's models) of the value each targets: the metric of the items it "
+        "describes (`items`) or of the held-out half (`held-out`). "
         "A model's coverage is correlated across models within a seed, so the seed count is the sample size:",
         "",
-        table(coverage, ["file", "method", "seeds", "prevalence", "accuracy", "auc", "auprc"]),
+        table(coverage, ["file", "method", "target", "seeds", "prevalence", "accuracy", "auc", "auprc"]),
         "",
         "Which model is best? Share of seeds where the model a method ranks first by AUROC (by AUPRC) is "
         "the truly best by that metric on the held-out half (`p_best_first_*`; tied firsts count only if all "
@@ -266,7 +288,7 @@ def main(argv=None):
         "",
     ])
     print(text)
-    if not args.quick:
+    if not args.quick and not args.files:
         write_section(text, HERE / "RESULTS.md", MARKERS)
 
 

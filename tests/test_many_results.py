@@ -69,7 +69,9 @@ class AtItems:
 
 def test_accessors_equal_spe_fits_on_the_same_draws():
     """spe.fit's labellings (one item per distinct score) handed to a ModelResult as shared
-    draws give spe.fit's numbers: sample kind identically, population kind to rounding."""
+    draws give spe.fit's numbers: the sample kind identically. The population kind also
+    bootstraps the items (spe.fit's takes their scores as given): about the same centre and
+    width here, where the map's uncertainty dominates, but not the same draws."""
     rng = np.random.default_rng(5)
     y, models = _models(rng, n=400)
     s, labels = models["fair"], np.where(np.arange(400) < 30, y, np.nan)
@@ -80,7 +82,9 @@ def test_accessors_equal_spe_fits_on_the_same_draws():
         a, b = getattr(fit, method)(), getattr(r, method)()
         np.testing.assert_array_equal(a.draws, b.draws)
         pa, pb = getattr(fit, method)(kind="population"), getattr(r, method)(kind="population")
-        np.testing.assert_allclose(pa.draws, pb.draws, rtol=1e-9)
+        assert abs(pa.value - pb.value) < 0.02
+        assert abs((pb.upper - pb.lower) / (pa.upper - pa.lower) - 1) < 0.15
+        assert not np.allclose(pa.draws, pb.draws)
     np.testing.assert_array_equal(fit.pr_curve().draws, r.pr_curve().draws)
     np.testing.assert_array_equal(fit.roc_curve().draws, r.roc_curve().draws)
     for k, est in fit.metrics_at(0.4).items():

@@ -21,22 +21,29 @@ class Sweep:
     """Cumulative counts per draw as the threshold sweeps from high to low.
 
     Column k selects the k+1 highest-scoring groups. ``pos`` is (M, G) positives per
-    group in ascending score order; ``totals`` is (G,) items per group.
+    group in ascending score order; ``totals`` is (G,) items per group, or (M, G) item
+    weights per draw (a Bayesian bootstrap of the items: :mod:`spe.several.population`),
+    in which case ``predicted`` and ``n_items`` are per draw too.
     """
 
     def __init__(self, pos, totals):
         pos = np.atleast_2d(pos)[:, ::-1]
-        totals = np.asarray(totals)[::-1]
+        totals = np.asarray(totals)[..., ::-1]
         self.tp = np.cumsum(pos, axis=1)
-        self.predicted = np.cumsum(totals)
+        self.predicted = np.cumsum(totals, axis=-1)
         self.n_pos = self.tp[:, -1]
-        self.n_neg = self.predicted[-1] - self.n_pos
-        self.n_items = int(self.predicted[-1])
+        self.n_neg = self.predicted[..., -1] - self.n_pos
+        self.n_items = int(self.predicted[-1]) if totals.ndim == 1 else self.predicted[:, -1]
+
+    @property
+    def predicted_rows(self):
+        """``predicted`` as (1, G) or (M, G): broadcastable against ``tp``."""
+        return self.predicted if self.predicted.ndim == 2 else self.predicted[None, :]
 
     @functools.cached_property
     def fp(self):
         """(M, G) false positives; built on first use (curves of precision never need it)."""
-        return self.predicted[None, :] - self.tp
+        return self.predicted_rows - self.tp
 
     def recall(self):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -44,7 +51,7 @@ class Sweep:
         return np.where(self.n_pos[:, None] > 0, r, 1.0)
 
     def precision(self):
-        return self.tp / self.predicted[None, :]
+        return self.tp / self.predicted_rows
 
     def fpr(self):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -69,9 +76,10 @@ def sample_precision_at_recall(sweep: Sweep, grid):
     (M, G) recall or precision array is built: only the selected columns are divided.
     """
     need = (np.asarray(grid, float)[None, :] - _GRID_TOL) * sweep.n_pos[:, None]
-    idx = _rowwise_searchsorted(sweep.tp, need, "left", span=sweep.n_items)
+    idx = _rowwise_searchsorted(sweep.tp, need, "left", span=float(np.max(sweep.n_items)))
     idx = np.clip(idx, 0, sweep.tp.shape[1] - 1)
-    return np.take_along_axis(sweep.tp, idx, axis=1) / sweep.predicted[idx]
+    predicted = np.broadcast_to(sweep.predicted_rows, sweep.tp.shape)
+    return np.take_along_axis(sweep.tp, idx, axis=1) / np.take_along_axis(predicted, idx, axis=1)
 
 
 def sample_tpr_at_fpr(sweep: Sweep, grid):

@@ -3,9 +3,11 @@
 Every model's metric is computed on the same labellings, so P(model A beats model B) is
 the share of draws in which it does, and P(best) the share in which a model is highest
 (ties shared). A results class supplies ``names``, ``excluded``, ``n_labeled``,
-``METRICS`` and ``metric_draws(name) -> {metric: (draws,) values}``; this base does the
-rest (:class:`spe.several.many.ManyResult` for binary scores, :class:`spe.many_multiclass.
-ManyMulticlassResult` for class probabilities).
+``METRICS`` and ``metric_draws(name, kind) -> {metric: (draws,) values}`` (``kind``:
+``"sample"``, these items, or ``"population"``, the population they come from:
+:mod:`spe.several.population`); this base does the rest
+(:class:`spe.several.many.ManyResult` for binary scores,
+:class:`spe.several.many_multiclass.ManyMulticlassResult` for class probabilities).
 """
 
 from __future__ import annotations
@@ -54,16 +56,16 @@ class SharedDrawsComparison:
         return [(name, self[name]) for name in self.names]
 
     # ---- tables -------------------------------------------------------------------------
-    def to_records(self, level=0.9) -> list[dict]:
-        """One dict per model and metric: model, metric, median, lower, upper, level, P(best)
-        (ties shared) and why the model is excluded from the label model ('' if not)."""
-        best = {metric: self.prob_best(metric) for metric in self.METRICS}
-        return [{"model": row["model"], "metric": metric, "median": row[metric].value, "lower": row[metric].lower,
-                 "upper": row[metric].upper, "level": row[metric].level, "P(best)": float(best[metric][row["model"]]),
-                 "excluded": row["excluded"]}
-                for row in self.metrics(level) for metric in self.METRICS]
+    def to_records(self, level=0.9, kind="sample") -> list[dict]:
+        """One dict per model and metric: model, metric, median, lower, upper, level, kind,
+        P(best) (ties shared) and why the model is excluded from the label model ('' if not)."""
+        best = {metric: self.prob_best(metric, kind) for metric in self.METRICS}
+        return [{"model": row["model"], "metric": metric, "median": row[metric].value,
+                 "lower": row[metric].lower, "upper": row[metric].upper, "level": row[metric].level, "kind": kind,
+                 "P(best)": float(best[metric][row["model"]]), "excluded": row["excluded"]}
+                for row in self.metrics(level, kind) for metric in self.METRICS]
 
-    def to_frame(self, level=0.9):
+    def to_frame(self, level=0.9, kind="sample"):
         """:meth:`to_records` as a pandas DataFrame (pandas is optional: without it an
         ImportError says so; ``to_records()`` gives the same rows as dicts)."""
         try:
@@ -71,13 +73,14 @@ class SharedDrawsComparison:
         except ImportError:
             raise ImportError("to_frame() needs pandas (pip install pandas); res.to_records() gives the same rows "
                               "as a list of dicts") from None
-        return pd.DataFrame.from_records(self.to_records(level))
+        return pd.DataFrame.from_records(self.to_records(level, kind))
 
-    def metrics(self, level=0.9) -> list[dict]:
-        """One row per model: each metric's posterior median and interval."""
+    def metrics(self, level=0.9, kind="sample") -> list[dict]:
+        """One row per model: each metric's posterior median and interval, on these items
+        (``kind="sample"``) or on the population they come from (``"population"``)."""
         rows = []
         for name in self.names:
-            draws = self.metric_draws(name)
+            draws = self.metric_draws(name, kind)
             rows.append({"model": name, "excluded": self.excluded.get(name, "")} |
                         {k: equal_weight_estimate(k, v, level) for k, v in draws.items()})
         return rows
@@ -86,27 +89,27 @@ class SharedDrawsComparison:
         if metric not in self.METRICS:
             raise ValueError(f"metric must be one of {self.METRICS}, got {metric!r}")
 
-    def _stacked(self, metric) -> np.ndarray:
+    def _stacked(self, metric, kind) -> np.ndarray:
         self._check_metric(metric)
-        return np.stack([self.metric_draws(n)[metric] for n in self.names])
+        return np.stack([self.metric_draws(n, kind)[metric] for n in self.names])
 
-    def prob_beats(self, metric=None) -> np.ndarray:
+    def prob_beats(self, metric=None, kind="sample") -> np.ndarray:
         """(J, J) P(row model's metric > column model's) over the shared draws (ties count half)."""
-        v = self._stacked(metric or self.METRICS[0])
+        v = self._stacked(metric or self.METRICS[0], kind)
         return np.mean((v[:, None, :] > v[None, :, :]) + 0.5 * (v[:, None, :] == v[None, :, :]), axis=2)
 
-    def prob_best(self, metric=None) -> dict:
+    def prob_best(self, metric=None, kind="sample") -> dict:
         """P(each model has the highest metric), ties shared."""
-        v = self._stacked(metric or self.METRICS[0])
+        v = self._stacked(metric or self.METRICS[0], kind)
         best = v == v.max(axis=0)
         return dict(zip(self.names, (best / best.sum(axis=0)).mean(axis=1)))
 
-    def ranking(self, metric=None, level=0.9) -> list[dict]:
+    def ranking(self, metric=None, level=0.9, kind="sample") -> list[dict]:
         """Models by posterior median of ``metric``, with P(best)."""
         metric = metric or self.METRICS[0]
-        best = self.prob_best(metric)
+        best = self.prob_best(metric, kind)
         rows = [{"model": r["model"], metric: r[metric], "P(best)": best[r["model"]], "excluded": r["excluded"]}
-                for r in self.metrics(level)]
+                for r in self.metrics(level, kind)]
         return sorted(rows, key=lambda r: -r[metric].value)
 
     def _ranking_lines(self, metric, level, column=None) -> list[str]:

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..metrics import curves as C
 from ..metrics import sweeps as SW
+from ..metrics.kinds import check_kind
 from ..calibration.maps import NEARLY_CALIBRATED, fit_calibration_map
 from ..calibration.cells import MAX_CELLS
 from .comparison import SharedDrawsComparison, equal_weight_estimate
@@ -47,6 +48,7 @@ from ..pooling.label_posterior import LabelPosterior, combine
 from .log_linear_pool import NAME as POOL_NAME, fit_log_linear_pool
 from .many_multiclass import fit_many_multiclass
 from .model_result import ModelResult, item_mean_probabilities
+from .population import population_accuracy, population_sweep
 from ..exceptions import SamplingWarning
 from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
@@ -195,18 +197,30 @@ class ManyResult(SharedDrawsComparison):
         nearly = {calibrated_name(n): fitted[calibrated_name(n)] for n in self.names if calibrated_name(n) in fitted}
         return {n: fitted.get(n, 0.0) for n in self.names} | nearly | pool
 
-    def metric_draws(self, name) -> dict:
-        """{metric: (draws,) values} for one model, from the shared label draws."""
+    def metric_draws(self, name, kind="sample") -> dict:
+        """{metric: (draws,) values} for one model, from the shared label draws:
+        ``kind="sample"`` on these items, ``"population"`` on the population they come from
+        (:mod:`spe.several.population`)."""
         if name not in self.scores:
             raise ValueError(f"no model {name!r}; models: {', '.join(self.scores)}")
-        if name not in self._metric_draws:
-            sweep = SW.draws_sweep(self.scores[name], self.label_draws)
-            predicted = self.scores[name] >= self.thresholds[name]
-            correct = (self.label_draws == predicted).mean(axis=1)
-            self._metric_draws[name] = {"AUROC": SW.sample_auroc(sweep),
-                                        "average precision": SW.sample_average_precision(sweep),
-                                        "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
-        return self._metric_draws[name]
+        key = (name, check_kind(kind))
+        if key not in self._metric_draws:
+            if kind == "sample":
+                sweep = SW.draws_sweep(self.scores[name], self.label_draws)
+                correct = (self.label_draws == (self.scores[name] >= self.thresholds[name])).mean(axis=1)
+            else:
+                unique, group = np.unique(self.scores[name], return_inverse=True)
+                sweep = population_sweep(self.label_model, self.labels, group, unique.size, self.population_seed)
+                correct = population_accuracy(sweep, unique >= self.thresholds[name])
+            self._metric_draws[key] = {"AUROC": SW.sample_auroc(sweep),
+                                       "average precision": SW.sample_average_precision(sweep),
+                                       "accuracy": correct, "max F1": SW.sample_max_f1(sweep)}
+        return self._metric_draws[key]
+
+    @property
+    def population_seed(self) -> int:
+        """The seed of the items' Bayesian bootstrap, shared by every model's population kind."""
+        return int(np.random.SeedSequence([self._seed, len(self.names)]).generate_state(1, np.uint64)[0])
 
     def _result(self, name) -> ModelResult:
         if name not in self._results:
@@ -219,7 +233,7 @@ class ManyResult(SharedDrawsComparison):
                     raise ValueError(f"model {name!r}: {exc}") from None
             self._results[name] = ModelResult(name, data, self.label_model, self.label_draws, self.prob_positive,
                                               child_seeds(np.random.SeedSequence([self._seed, k]), 3),
-                                              self.excluded.get(name, ""))
+                                              self.excluded.get(name, ""), self.population_seed)
         return self._results[name]
 
     def prob_positive(self) -> np.ndarray:

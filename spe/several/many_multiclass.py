@@ -33,6 +33,7 @@ from scipy import special, stats
 
 from . import class_pool
 from .comparison import SharedDrawsComparison, equal_weight_estimate
+from ..metrics.kinds import check_kind
 from ..multiclass.result import MulticlassResult
 from ..multiclass.fitting import StackedLabelModel, draw_classes, fit_label_models, model_weights
 from ..multiclass.inputs import as_class_labels, as_class_scores
@@ -79,10 +80,14 @@ class ManyMulticlassResult(SharedDrawsComparison):
     def class_draws(self) -> np.ndarray:
         return next(iter(self.results.values())).class_draws
 
-    def metric_draws(self, name) -> dict:
-        """{metric: (draws,) values} for one model, from the shared class draws."""
+    def metric_draws(self, name, kind="sample") -> dict:
+        """{metric: (draws,) values} for one model, from the shared class draws: on these
+        items (class probabilities have no population kind yet)."""
         if name not in self.results:
             raise ValueError(f"no model {name!r}; models: {', '.join(self.results)}")
+        if check_kind(kind) != "sample":
+            raise ValueError("kind='population' is available for one score per item; several multiclass models "
+                             "give the metrics of these items only (kind='sample')")
         if name not in self._metric_draws:
             r = self.results[name]
             self._metric_draws[name] = {"accuracy": r.accuracy().draws, "macro AP": r.macro_average_precision().draws,

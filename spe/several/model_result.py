@@ -8,9 +8,13 @@ same labellings as every other model's (paired comparisons) and as
 identical. What differs from :func:`spe.fit`'s result:
 
 * the label posterior is the shared one (:mod:`spe.several.many`), which reads every
-  model's score of an item, so it is evaluated at items, not at scores: ``group_prob``
-  (behind ``kind="population"``) is its mean over each score group's unlabeled items, and
-  :meth:`ModelResult.prob_positive` is the shared P(y_i = 1), the same for every model;
+  model's score of an item, so it is evaluated at items, not at scores: ``group_prob`` is
+  its mean over each score group's unlabeled items, and :meth:`ModelResult.prob_positive`
+  is the shared P(y_i = 1), the same for every model;
+* ``kind="population"`` is the population the items come from, with the items
+  bootstrapped (:mod:`spe.several.population`), the same weights as
+  ``ManyResult.metric_draws(name, kind="population")``; ``spe.fit``'s takes the items'
+  scores as given;
 * :meth:`ModelResult.calibrate` refuses new scores: a new item needs every model's score;
 * no score mixture is fitted, so ``plot_fit`` and the mixture's attributes refuse.
 """
@@ -21,6 +25,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .population import population_sweep
+from ..metrics.kinds import check_kind
 from ..report.results import SPEResult
 from ..report.summary import Summary
 
@@ -59,11 +65,13 @@ class ModelResult(SPEResult):
     excluded : why the model was kept out of the label model ('' when it is in).
     """
 
-    def __init__(self, name, data, label_posterior, label_draws, shared_probabilities, seeds, excluded=""):
+    def __init__(self, name, data, label_posterior, label_draws, shared_probabilities, seeds, excluded="",
+                 population_seed=0):
         label_seed, export_seed, check_seed = seeds
         super().__init__(data, label_posterior, label_seed, export_seed, check_seed=check_seed)
         self.name = name
         self.excluded = excluded
+        self._population_seed = population_seed
         self._label_draws = label_draws  # (draws, N) bool, shared by every model
         self._shared_probabilities = shared_probabilities  # () -> (N,) shared P(y_i = 1)
 
@@ -83,6 +91,14 @@ class ModelResult(SPEResult):
         d = self.data
         return group_sums(lambda items: self._label_draws[:, items].astype(float), np.arange(d.n_items), d.group,
                           d.n_groups, self._label_draws.shape[0]).astype(np.int64)
+
+    def _sweep_of(self, kind):
+        """As :meth:`SPEResult._sweep_of`; the population kind bootstraps the items too."""
+        if check_kind(kind) == "population" and kind not in self._sweeps:
+            d = self.data
+            self._sweeps[kind] = population_sweep(self.label_posterior, d.labels, d.group, d.n_groups,
+                                                  self._population_seed)
+        return super()._sweep_of(kind)
 
     def _group_prob_of(self, model) -> np.ndarray:
         """(draws, groups) mean P(y = 1) under ``model`` of each group's unlabeled items (a
