@@ -54,6 +54,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from real import all_cases, ece, run_stamp  # noqa: E402
+from thresholds_diagnosis import (EXACT_REPEATS, exact_posterior_trial, least_model_choice,  # noqa: E402
+                                   monotone_choice, objective)
 from thresholds_report import report, write_all  # noqa: E402
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
@@ -68,6 +70,8 @@ REFIT_SEEDS = 5
 RESULTS = HERE / "results" / "thresholds.json"
 GENERATED = ("generated mixture", "generated calibrated", "generated over-confident")
 QUICK_CASES = ("imdb ovr", "bank ovr", "generated mixture")
+#: The package's rule on exact label draws (thresholds_diagnosis.exact_posterior_trial).
+EXACT = "exact posterior"
 #: Thresholds fixed before any label is seen (the truth's recall there): inside the curve
 #: and in its tail, where choices under the precision target land.
 FIXED_RECALLS = (0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.95)
@@ -106,6 +110,23 @@ def real_cases() -> dict:
     return {k: v for k, v in all_cases().items() if not k.endswith("full")}
 
 
+@functools.lru_cache(maxsize=None)
+def population(name, draws=40):
+    """A generated case's population, from ``draws`` fresh data sets (seeds no trial uses):
+    (precision target, {recall: threshold}) fixed before any trial, so that neither the
+    target nor the fixed thresholds depend on the labels a trial is judged against (chosen
+    from the realised labels they select on the outcome)."""
+    big = [generated_case(name, 1_000_000 + k) for k in range(draws)]
+    s, y = np.concatenate([b[0] for b in big]), np.concatenate([b[1] for b in big])
+    return truth_targets(s, y)["precision"]["min_precision"], recall_thresholds(s, y)
+
+
+def recall_thresholds(s, y) -> dict:
+    """{recall r: the score of the positive at which the recall reaches r}."""
+    order = np.sort(s[y == 1])[::-1]
+    return {r: float(order[min(int(r * order.size), order.size - 1)]) for r in FIXED_RECALLS}
+
+
 def case_data(name, seed):
     if name in GENERATED:
         return generated_case(name, seed)
@@ -121,7 +142,7 @@ def true_rates(s, y, t):
     return precision, tp / y.sum()
 
 
-def targets(s, y) -> dict:
+def truth_targets(s, y) -> dict:
     """{kind: constraints} from the truth: precision at recall 0.5 minus 0.05, etc."""
     order = np.argsort(-s, kind="stable")
     tp = np.cumsum(y[order])
@@ -134,11 +155,6 @@ def targets(s, y) -> dict:
 def meets(s, y, t, constraints) -> bool:
     p, r = true_rates(s, y, t)
     return bool(p >= constraints.get("min_precision", 0.0) and r >= constraints.get("min_recall", 0.0))
-
-
-def objective(constraints) -> str:
-    """What the choice maximises: precision under a recall-only constraint, else recall."""
-    return "precision" if set(constraints) == {"min_recall"} else "recall"
 
 
 def oracle(s, y, constraints):
@@ -155,6 +171,16 @@ def kept(s, y, t, constraints, best):
     if t is None or not best:
         return None
     return true_rates(s, y, t)[0 if objective(constraints) == "precision" else 1] / best
+
+
+def targets(s, y, name=None) -> dict:
+    """The constraints a trial asks for: from the truth of a real case (fixed across seeds),
+    from the population of a generated one (its labels are drawn afresh per seed)."""
+    out = truth_targets(s, y)
+    if name in GENERATED:
+        p = population(name)[0]
+        out["precision"]["min_precision"] = out["both"]["min_precision"] = round(float(p), 4)
+    return out
 
 
 # ---- peers -----------------------------------------------------------------------------
@@ -236,38 +262,6 @@ def logistic_on_labels(s, idx, y):
     return LogisticRegression(C=1.0).fit(_logit(s[idx])[:, None], y[idx]).predict_proba(_logit(s)[:, None])[:, 1]
 
 
-# ---- the rules compared ----------------------------------------------------------------
-def monotone_choice(rates, weights, constraints, level):
-    """The choice on the event "the constraints hold at every threshold from the most
-    probable one to t", which is monotone in t: no probability that rises again below a dip
-    can be selected. Returns the threshold or None."""
-    held = R.holds(rates, constraints)
-    top = int(np.argmax(weights @ held))
-    path = np.zeros_like(held)
-    path[:, : top + 1] = np.logical_and.accumulate(held[:, top::-1], axis=1)[:, ::-1]
-    path[:, top:] = np.logical_and.accumulate(held[:, top:], axis=1)
-    prob = weights @ path
-    ok = np.flatnonzero(prob >= level - 1e-12)
-    if not ok.size:
-        return None
-    value = weights @ (rates.precision if objective(constraints) == "precision" else rates.recall)
-    return float(rates.thresholds[ok[np.argmax(value[ok])]])
-
-
-def least_model_choice(res, rates, constraints, level):
-    """The choice on the least probability any score model with weight >= 0.1 gives."""
-    held = R.holds(rates, constraints)
-    source, w = res.label_posterior.source, res.weights
-    probs = [w[source == k] @ held[source == k] / w[source == k].sum() for k in range(len(res.fits))
-             if w[source == k].sum() >= 0.1]
-    prob = np.min(probs, axis=0)
-    ok = np.flatnonzero(prob >= level - 1e-12)
-    if not ok.size:
-        return None
-    value = w @ (rates.precision if objective(constraints) == "precision" else rates.recall)
-    return float(rates.thresholds[ok[np.argmax(value[ok])]])
-
-
 # ---- one trial -------------------------------------------------------------------------
 def _row(name, budget, seed, kind, level, method, s, y, t, constraints, best, stated=None, region=None):
     return {"case": name, "labels": budget, "seed": seed, "kind": kind, "level": level, "method": method,
@@ -284,22 +278,33 @@ def labelled(s, y, name, budget, seed):
     return idx, labels
 
 
+#: Other label models on the generated cases (cheap there): is the shortfall the pool's?
+VARIANT_MODELS = {"spline only": "spline", "+calibrated": ["mixture", "spline", "calibrated"]}
+
+
 def trial(job):
     name, budget, seed = job
+    if name == EXACT:
+        return exact_rows(budget, seed), None
     s, y, options = case_data(name, seed)
     idx, labels = labelled(s, y, name, budget, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = spe.fit(s, labels, seed=seed, progress=False, **options)
+        try:
+            res = spe.fit(s, labels, seed=seed, progress=False, **options)
+        except ValueError as e:  # e.g. labels that say lower scores are positive: no answer
+            return [{"case": name, "labels": budget, "seed": seed, "method": "refused", "error": str(e)[:120]}], None
         if budget == PEER_BUDGET:
             return peer_rows(res, name, s, y, idx, budget, seed), None
         rows = []
         refit = spe.fit(s, labels, seed=10_000 + seed, progress=False, **options) if seed < REFIT_SEEDS else None
         # the rates at every default threshold, once per kind (choose_threshold rebuilds them per call)
         rates = {kind: res._rates(None, kind) for kind in ("sample", "population")}
-        for kind, constraints in targets(s, y).items():
+        for kind, constraints in targets(s, y, name).items():
             rows += choice_rows(res, rates, refit, name, s, y, idx, (budget, seed), kind, constraints)
             rows += fixed_rows(res, name, s, y, budget, seed, kind, constraints)
+        if name in GENERATED:
+            rows += variant_rows(s, y, labels, options, name, budget, seed)
         if looks_like_probabilities(s):
             unlabeled = np.isnan(labels)
             return rows, {"case": name, "labels": budget, "seed": seed,
@@ -308,6 +313,40 @@ def trial(job):
                           "ece_platt": ece(platt_1999(s, idx, y)[unlabeled], y[unlabeled]),
                           "ece_logreg": ece(logistic_on_labels(s, idx, y)[unlabeled], y[unlabeled])}
     return rows, None
+
+
+def variant_rows(s, y, labels, options, name, budget, seed):
+    """The package's rule on other label models' posteriors (same labels and seed)."""
+    rows = []
+    for method, model in VARIANT_MODELS.items():
+        try:
+            res = spe.fit(s, labels, seed=seed, progress=False, model=model, **options)
+        except ValueError:
+            continue
+        rates = res._rates(None, "sample")
+        for kind, constraints in targets(s, y, name).items():
+            best = oracle(s, y, constraints)
+            for level in LEVELS:
+                d = R.choose(rates, res.weights, constraints, level, "sample")
+                rows.append(_row(name, budget, seed, kind, level, method, s, y, d.threshold if d.feasible else None,
+                                 constraints, best, d.probability))
+    return rows
+
+
+def exact_rows(budget, seed):
+    """The rule on exact label draws (see thresholds_diagnosis): calibrated generated scores,
+    whose P(y = 1 | score) is the score itself."""
+    name = "generated calibrated"
+    rows = []
+    for rep in range(EXACT_REPEATS):
+        q, y, _ = generated_case(name, 100_000 * (rep + 1) + seed)
+        idx, _ = labelled(q, y, name, budget, seed)
+        rng = np.random.default_rng([seed, budget, rep, 7])
+        for kind, constraints in targets(q, y, name).items():
+            best = oracle(q, y, constraints)
+            for level, (p, t) in exact_posterior_trial(q, y, idx, constraints, LEVELS, rng).items():
+                rows.append(_row(EXACT, budget, seed, kind, level, "exact", q, y, t, constraints, best, p))
+    return rows
 
 
 def choice_rows(res, all_rates, refit, name, s, y, idx, trial_id, kind, constraints):
@@ -343,7 +382,7 @@ def peers(s, y, idx, constraints, seed):
 
 
 def peer_rows(res, name, s, y, idx, budget, seed):
-    constraints = targets(s, y)["precision"]
+    constraints = targets(s, y, name)["precision"]
     best = oracle(s, y, constraints)
     d = res.choose_threshold(confidence=PEER_LEVEL, **constraints)
     rows = [_row(name, budget, seed, "precision", PEER_LEVEL, "spe", s, y, d.threshold if d.feasible else None,
@@ -353,9 +392,11 @@ def peer_rows(res, name, s, y, idx, budget, seed):
 
 
 def fixed_rows(res, name, s, y, budget, seed, kind, constraints):
-    """Posterior P(constraints) at thresholds fixed before the labels, against the truth."""
-    order = np.sort(s[y == 1])[::-1]
-    fixed = np.array([order[min(int(r * order.size), order.size - 1)] for r in FIXED_RECALLS])
+    """Posterior P(constraints) at thresholds fixed before the labels, against the truth:
+    at the truth's recalls for a real case (its labels are fixed), at the population's
+    recalls for a generated one."""
+    at = population(name)[1] if name in GENERATED else recall_thresholds(s, y)
+    fixed = np.array([at[r] for r in FIXED_RECALLS])
     _, prob = res.condition_probability(fixed, **constraints)
     return [{"case": name, "labels": budget, "seed": seed, "kind": kind, "level": None, "method": "fixed",
              "feasible_truth": True, "feasible": True, "met": meets(s, y, t, constraints), "kept": None,
@@ -366,7 +407,7 @@ def fixed_rows(res, name, s, y, budget, seed, kind, constraints):
 # ---- driver ----------------------------------------------------------------------------
 def jobs(quick=False, seeds=20):
     names = case_names(quick)
-    main = [(n, b, seed) for n in names for b in BUDGETS for seed in range(seeds)]
+    main = [(n, b, seed) for n in names + [EXACT] for b in BUDGETS for seed in range(seeds)]
     return main + ([] if quick else [(n, PEER_BUDGET, seed) for n in names for seed in range(seeds)])
 
 
@@ -382,15 +423,17 @@ def main(argv=None) -> int:
         return 0
     todo = jobs(args.quick, 3 if args.quick else args.seeds)
     start = time.time()
-    rows, calibs = [], []
+    rows, calibs, refused = [], [], []
     with ProcessPoolExecutor(args.workers) as pool:
         for i, (r, c) in enumerate(pool.map(trial, todo, chunksize=2)):
-            rows += r
+            rows += [x for x in r if x["method"] != "refused"]
+            refused += [x for x in r if x["method"] == "refused"]
             calibs += [c] if c else []
             if (i + 1) % 20 == 0:
                 print(f"  {i + 1}/{len(todo)} trials, {time.time() - start:.0f} s", file=sys.stderr)
     stored = {"stamp": run_stamp(), "seeds": 3 if args.quick else args.seeds, "minutes": (time.time() - start) / 60,
-              "workers": args.workers, "rows": rows, "calibration": calibs}
+              "workers": args.workers, "rows": rows, "calibration": calibs,
+              "refused": refused}
     print(report(stored))
     if not args.quick:
         RESULTS.parent.mkdir(exist_ok=True)
