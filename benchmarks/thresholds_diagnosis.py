@@ -71,10 +71,13 @@ def rates_from_draws(scores, draws) -> R.Rates:
     return R.Rates(scores[order][::-1], tp / n_sel, recall, fpr, tp, fp, np.broadcast_to(n_pos, tp.shape))
 
 
-def exact_posterior_trial(q, truth, idx, constraints, levels, rng):
-    """{level: (stated probability, met)} for the package's rule fed exact label draws:
-    unlabeled items ~ Bernoulli(q), labeled items their label; ``truth`` is one more such draw."""
-    draws = (rng.random((EXACT_DRAWS, q.size)) < q).astype(float)
+def exact_posterior_trial(q, truth, idx, constraints, levels, rng, believed=None):
+    """{level: (stated probability, threshold or None)} for the package's rule fed label
+    draws: unlabeled items ~ Bernoulli(believed), labeled items their label; the scores are
+    ``q``, and ``truth`` one draw from Bernoulli(q). ``believed=None``: q itself, an exact
+    posterior; another P(y = 1 | score) is a label model that is wrong."""
+    p = q if believed is None else believed
+    draws = (rng.random((EXACT_DRAWS, q.size)) < p).astype(float)
     draws[:, idx] = truth[idx]
     rates = rates_from_draws(q, draws)
     w = np.full(EXACT_DRAWS, 1 / EXACT_DRAWS)

@@ -81,3 +81,60 @@ def test_generated_cases_are_drawn_afresh_per_seed_and_reproducibly():
     p, y_over, _ = bench.generated_case("generated over-confident", 0)
     high = p > 0.9
     assert y_over[high].mean() < p[high].mean() - 0.05
+
+
+def test_generated_targets_and_fixed_thresholds_come_from_the_population_not_the_trial():
+    name = "generated calibrated"
+    p, at = bench.population(name)
+    for seed in (0, 1):
+        s, y, _ = bench.generated_case(name, seed)
+        cons = bench.targets(s, y, name)
+        assert cons["precision"]["min_precision"] == cons["both"]["min_precision"] == round(p, 4)
+    # a real case keeps the target of its own (fixed) labels
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    y = np.array([1, 1, 0, 1, 1, 0, 0, 0], float)
+    assert bench.targets(s, y, "imdb ovr") == bench.targets(s, y)
+    # fixed thresholds fall as the population's recall rises
+    assert all(at[a] >= at[b] for a, b in zip(bench.FIXED_RECALLS, bench.FIXED_RECALLS[1:]))
+
+
+def _exact_trials(believe_sharper, reps=100, n=400, p_min=0.75):
+    """The package's rule fed label draws from P(y = 1 | score) = the score (or a sharper
+    belief): per level, the stated probabilities, P(met) at the chosen threshold under fresh
+    exact draws, and whether one truth met it."""
+    from thresholds_diagnosis import exact_posterior_trial
+
+    rng = np.random.default_rng(37)
+    out = {0.8: [], 0.9: []}
+    for _ in range(reps):
+        q = rng.beta(0.6, 1.4, n)
+        truth = (rng.random(n) < q).astype(float)
+        idx = rng.choice(n, 20, replace=False)
+        believed = 1 / (1 + np.exp(-2.0 * np.log(q / (1 - q)))) if believe_sharper else None
+        fresh = (rng.random((1000, n)) < q).astype(float)
+        fresh[:, idx] = truth[idx]
+        for level, (stated, t) in exact_posterior_trial(q, truth, idx, {"min_precision": p_min}, out, rng,
+                                                         believed).items():
+            if t is not None:
+                sel = q >= t
+                p_true = np.mean(fresh[:, sel].sum(1) / sel.sum() >= p_min)
+                out[level].append((stated, p_true, bench.meets(q, truth, t, {"min_precision": p_min})))
+    return {level: np.array(v, float) for level, v in out.items()}
+
+
+def test_the_rule_keeps_its_promise_when_the_label_posterior_is_exact():
+    # the diagnosis of benchmarks/thresholds.py: choosing the most permissive threshold whose
+    # probability clears the bar does not select on Monte Carlo noise enough to matter
+    for level, v in _exact_trials(False).items():
+        stated, p_true, met = v.T
+        assert len(v) >= 90 and stated.min() >= level - 1e-9
+        assert stated.mean() - p_true.mean() < 0.01
+        assert met.mean() >= level - 3 * np.sqrt(level * (1 - level) / len(v))
+
+
+def test_no_rule_rescues_a_wrong_label_model():
+    # the same rule on draws from a belief twice as confident as the truth: the promise breaks
+    # (what the generated over-confident case shows), so the shortfall lives in the label model
+    for level, v in _exact_trials(True).items():
+        stated, p_true, met = v.T
+        assert p_true.mean() < level - 0.3 and met.mean() < level - 0.2
