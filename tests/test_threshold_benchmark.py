@@ -138,3 +138,16 @@ def test_no_rule_rescues_a_wrong_label_model():
     for level, v in _exact_trials(True).items():
         stated, p_true, met = v.T
         assert p_true.mean() < level - 0.3 and met.mean() < level - 0.2
+
+
+def test_report_says_when_ltt_never_answers_and_judges_only_where_it_does():
+    import thresholds_report as rep
+
+    silent = {"labels": 10, "spe_met": 0.9, "spe_recall": 0.5, "ltt_feasible": 0.0, "ltt_met": float("nan"),
+              "ltt_recall": 0.0}
+    assert "never returns a threshold" in rep.peer_text(silent) and "nan" not in rep.peer_text(silent)
+    assert rep.peer_holds(silent)
+    answers = silent | {"ltt_feasible": 0.1, "ltt_met": 1.0, "ltt_recall": 0.08}
+    assert not rep.peer_holds(answers)  # LTT met more often where it answered
+    assert rep.peer_holds(answers | {"spe_met": 1.0})
+    assert rep.group_of("exact posterior") == "exact" and rep.group_of("generated mixture") == "generated"
