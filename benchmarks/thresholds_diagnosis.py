@@ -18,6 +18,9 @@ from spe.metrics import thresholds as R
 EXACT_DRAWS = 1000
 #: Exact-posterior trials per benchmark job (cheap: no fit).
 EXACT_REPEATS = 5
+#: Fresh exact draws that measure P(constraints hold) at the chosen threshold: the promise in
+#: expectation, without the noise of the one truth a trial is judged against.
+FRESH_DRAWS = 2000
 
 
 def objective(constraints) -> str:
@@ -72,17 +75,22 @@ def rates_from_draws(scores, draws) -> R.Rates:
 
 
 def exact_posterior_trial(q, truth, idx, constraints, levels, rng, believed=None):
-    """{level: (stated probability, threshold or None)} for the package's rule fed label
-    draws: unlabeled items ~ Bernoulli(believed), labeled items their label; the scores are
-    ``q``, and ``truth`` one draw from Bernoulli(q). ``believed=None``: q itself, an exact
-    posterior; another P(y = 1 | score) is a label model that is wrong."""
+    """{level: (stated probability, threshold or None, P under fresh exact draws)} for the
+    package's rule fed label draws: unlabeled items ~ Bernoulli(believed), labeled items
+    their label; the scores are ``q``, and ``truth`` one draw from Bernoulli(q).
+    ``believed=None``: q itself, an exact posterior; another P(y = 1 | score) is a label
+    model that is wrong."""
     p = q if believed is None else believed
     draws = (rng.random((EXACT_DRAWS, q.size)) < p).astype(float)
     draws[:, idx] = truth[idx]
     rates = rates_from_draws(q, draws)
     w = np.full(EXACT_DRAWS, 1 / EXACT_DRAWS)
+    fresh = (rng.random((FRESH_DRAWS, q.size)) < q).astype(float)
+    fresh[:, idx] = truth[idx]
+    fresh_prob = R.holds(rates_from_draws(q, fresh), constraints).mean(axis=0)
     out = {}
     for level in levels:
         d = R.choose(rates, w, constraints, level, "sample")
-        out[level] = (d.probability, d.threshold) if d.feasible else (None, None)
+        j = int(np.searchsorted(rates.thresholds, d.threshold))
+        out[level] = (d.probability, d.threshold, float(fresh_prob[j])) if d.feasible else (None, None, None)
     return out

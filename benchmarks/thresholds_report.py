@@ -223,17 +223,19 @@ def generated_detail(rows) -> list[dict]:
 
 
 def exact_table(rows) -> list[dict]:
-    """The rule on exact label draws: stated probability at the chosen threshold and the truth."""
+    """The rule on exact label draws: stated probability at the chosen threshold, the
+    probability there under fresh exact draws (the promise in expectation), and one truth."""
     out = []
     for kind in KINDS:
         for level in LEVELS:
             sel = [r for r in _select(rows, data="exact", kind=kind, level=level, method="exact") if r["feasible_truth"]]
             chosen = [r for r in sel if r["feasible"]]
             if sel:
+                met = _mean([r["met"] for r in chosen])
                 out.append({"kind": kind, "stated": level, "trials": len(sel), "feasible": _mean([r["feasible"] for r in sel]),
-                            "stated_p": _mean([r["stated"] for r in chosen]), "met": _mean([r["met"] for r in chosen]),
-                            "se": float(np.sqrt(max(_mean([r["met"] for r in chosen]) * (1 - _mean([r["met"] for r in chosen])), 0)
-                                                / max(len(chosen), 1)))})
+                            "stated_p": _mean([r["stated"] for r in chosen]),
+                            "fresh_p": _mean([r.get("fresh") for r in chosen]), "met": met,
+                            "se": float(np.sqrt(met * (1 - met) / max(len(chosen), 1)))})
     return out
 
 
@@ -245,7 +247,9 @@ def report(stored) -> str:
         f"{stored['stamp']}; {stored['seeds']} seeds per case and label budget (10, 20, 50 labels; 200 for the "
         f"peers), {len(cases)} cases ({sum(group_of(c) == 'generated' for c in cases)} generated, drawn afresh per "
         f"seed); {stored.get('minutes', float('nan')):.0f} minutes on {stored.get('workers', 2)} processes; "
-        f"{len(stored.get('refused', []))} fits refused (labels pointing the other way). Generated cases take "
+        f"{len(stored.get('refused', []))} fits refused (labels pointing the other way)"
+        + (f"; the exact-posterior rows recomputed by `--exact` ({stored['exact_stamp'].split(';')[0]})"
+           if "exact_stamp" in stored else "") + ". Generated cases take "
         "their precision target and fixed thresholds from their population (40 other draws), not from the "
         "labels each trial is judged against. "
         "`met`: how often the truth meets the constraints at the chosen threshold, among trials where a threshold "
@@ -267,8 +271,10 @@ def report(stored) -> str:
         "", "The package's rule fed *exact* label draws (`exact posterior`: calibrated generated scores, "
         "so P(y = 1 | score) is the score; 1,000 draws, labeled items fixed; the truth one more draw): "
         "what is left of a shortfall here is the rule itself (selection over thresholds on Monte Carlo "
-        "noise), not the label model. `se`: binomial standard error of `met`.", "",
-        table(exact_table(rows), ["kind", "stated", "trials", "feasible", "stated_p", "met", "se"]),
+        "noise), not the label model. `fresh_p`: the probability the constraints hold at the chosen threshold "
+        "under 2,000 fresh exact draws (the promise in expectation; `stated_p` minus `fresh_p` is the selection "
+        "on Monte Carlo noise); `met`: one truth per trial, `se` its binomial standard error.", "",
+        table(exact_table(rows), ["kind", "stated", "trials", "feasible", "stated_p", "fresh_p", "met", "se"]),
         "", "Generated cases one by one, the default pool (`spe`: mixture + piecewise Platt) beside "
         "piecewise Platt alone and the pool with the `calibrated` member, same labels and seeds "
         "(met per stated level; kept at 0.9; `-` for `+calibrated` on the mixture case: its scores are not "
@@ -312,8 +318,9 @@ def evidence_block(stored) -> str:
         table([t | {"holds": "yes" if t["holds"] else "no"} for t in targets(rows, stored["calibration"])],
               ["target", "value", "holds"], "{}"), "",
         "The same rule fed exact label draws (calibrated generated scores, so the label model is right; "
-        "`se`: binomial standard error of `met`):", "",
-        table(exact_table(rows), ["kind", "stated", "trials", "stated_p", "met", "se"]),
+        "`fresh_p`: the probability at the chosen threshold under fresh exact draws; `se`: binomial "
+        "standard error of `met`):", "",
+        table(exact_table(rows), ["kind", "stated", "trials", "stated_p", "fresh_p", "met", "se"]),
     ])
 
 
@@ -325,7 +332,7 @@ def readme_block(stored) -> str:
         return ", ".join(f"{kind} {rel[(g, kind)]['met']:.2f}" for kind in KINDS if (g, kind) in rel)
 
     exact = [r for r in exact_table(rows) if r["stated"] == 0.9]
-    kept = all(r["met"] >= r["stated"] - 2 * r["se"] for r in exact)
+    kept = all(r["fresh_p"] >= r["stated"] - 0.01 and r["met"] >= r["stated"] - 2.5 * r["se"] for r in exact)
     said = ("the rule keeps it" if kept else "even the rule falls short") + " when fed exact label draws (" + ", ".join(
         f"{r['kind']} {r['met']:.2f}" for r in exact) + ")"
     return (f"* Thresholds: asked for 90% confidence with 10-50 labels, the truth met the constraints at the "

@@ -113,7 +113,7 @@ def _exact_trials(believe_sharper, reps=100, n=400, p_min=0.75):
         believed = 1 / (1 + np.exp(-2.0 * np.log(q / (1 - q)))) if believe_sharper else None
         fresh = (rng.random((1000, n)) < q).astype(float)
         fresh[:, idx] = truth[idx]
-        for level, (stated, t) in exact_posterior_trial(q, truth, idx, {"min_precision": p_min}, out, rng,
+        for level, (stated, t, _) in exact_posterior_trial(q, truth, idx, {"min_precision": p_min}, out, rng,
                                                          believed).items():
             if t is not None:
                 sel = q >= t
