@@ -1,20 +1,31 @@
 """Does a threshold keep its promise? A reliability diagram of ``choose_threshold``.
 
     python benchmarks/thresholds.py --quick     # 3 cases, 3 seeds: a smoke run (~1 minute)
-    python benchmarks/thresholds.py             # every case, 20 seeds (~15 minutes on 2 cores)
-    python benchmarks/thresholds.py --report    # rebuild the RESULTS.md section from stored results
+    python benchmarks/thresholds.py             # every case, 20 seeds (~25 minutes, 2 processes)
+    python benchmarks/thresholds.py --report    # rebuild RESULTS.md, the figure and the doc blocks
 
 ``res.choose_threshold(min_precision=p, confidence=c)`` promises a threshold whose
 precision on these items is >= p with probability >= c. Over real score sets (the shared
 files' top-1 and one-vs-rest views, the digits classifiers; N = 2,000 each) and generated
-scores, with 10, 20 and 50 random labels, this counts how often the truth (all labels)
-meets the constraint at the chosen threshold, for stated probabilities 0.5, 0.8, 0.9 and
-0.95 and constraints on precision (target: the true precision at recall 0.5, minus 0.05),
-recall (0.8) and both (that precision and recall 0.4). Beside it, at the same labels:
-MAPIE's Learn-then-Test controller and scikit-learn's TunedThresholdClassifierCV (with a
-scorer that is the recall when the precision target holds, else 0) on the labeled items;
-and the recalibration error (ECE, 10 bins, unlabeled items) of ``prob_positive()`` against
-the raw probabilities and Platt scaling fitted to the labels.
+scores (drawn afresh for every seed), with 10, 20 and 50 random labels, this counts how
+often the truth (all labels) meets the constraint at the chosen threshold, for stated
+probabilities 0.5, 0.8, 0.9 and 0.95 and constraints on precision (target: the true
+precision at recall 0.5, minus 0.05), recall (0.8) and both (that precision and recall 0.4).
+
+Where it breaks, measured on the same fits: the posterior probability that the
+constraints hold at thresholds fixed before any label is seen (inside the curve and in
+its tail, where the choices land); the same choice made on an event that is monotone in
+the threshold (the constraints hold at every threshold from the most probable one down to
+it), on the population kind, and per score model (the least probability any model with
+weight >= 0.1 gives); and the probability of the chosen threshold recomputed by an
+independent fit (other draws, same labels), which measures selection on Monte Carlo noise.
+
+Beside it, at the same labels: MAPIE's Learn-then-Test controller and scikit-learn's
+TunedThresholdClassifierCV (with a scorer that is the recall when the precision target
+holds, else 0) on the labeled items, at 10-50 labels and at 200 (where LTT can answer);
+and the recalibration error (ECE, 10 bins, unlabeled items) of ``prob_positive()``
+against the raw probabilities and Platt scaling fitted to the labels (Platt 1999: his
+smoothed targets, no penalty; and the L2-penalised logistic regression of scikit-learn).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -35,44 +47,92 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import spe  # noqa: E402
+from spe.metrics import thresholds as R  # noqa: E402
 from spe.scores import looks_like_probabilities  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from real import all_cases, ece, run_stamp, table, write_section  # noqa: E402
+from real import all_cases, ece, run_stamp  # noqa: E402
+from thresholds_diagnosis import (EXACT_REPEATS, exact_posterior_trial, least_model_choice,  # noqa: E402
+                                   monotone_choice, objective)
+from thresholds_peers import logistic_on_labels, ltt_threshold, platt_1999, tuned_threshold  # noqa: E402
+from thresholds_report import report, write_all  # noqa: E402
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 BUDGETS = (10, 20, 50)
-KINDS = ("precision", "recall", "both")
+#: A budget where Learn-then-Test can answer (it never does at 10-50 labels).
+PEER_BUDGET = 200
 RECALL_TARGET = 0.8
 BOTH_RECALL = 0.4
 PEER_LEVEL = 0.9
-MARKERS = ("<!-- thresholds:start -->", "<!-- thresholds:end -->")
+#: Seeds below this also get an independent refit (other draws, same labels).
+REFIT_SEEDS = 5
 RESULTS = HERE / "results" / "thresholds.json"
-QUICK_CASES = ("imdb ovr", "bank ovr", "generated gamma/truncnorm")
+GENERATED = ("generated mixture", "generated calibrated", "generated over-confident")
+QUICK_CASES = ("imdb ovr", "bank ovr", "generated mixture")
+#: The package's rule on exact label draws (thresholds_diagnosis.exact_posterior_trial).
+EXACT = "exact posterior"
+#: Thresholds fixed before any label is seen (the truth's recall there): inside the curve
+#: and in its tail, where choices under the precision target land.
+FIXED_RECALLS = (0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.95)
+TAIL_RECALL = 0.8
 
 
 # ---- cases ---------------------------------------------------------------------------
-def generated_cases(n=2000, seed=0) -> dict:
-    """Scores with known label models: the mixture's own family pair, calibrated
-    probabilities, and probabilities twice as confident as the truth."""
-    from spe.mixture import MixtureModel, get_component
+def generated_case(name, seed, n=2000) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(scores, labels, fit options) drawn afresh per seed from a known label model.
 
-    model = MixtureModel(get_component("gamma"), get_component("truncnorm"))
-    z, y = model.simulate(np.array([0.3, 2.0, 0.1, 0.7, 0.12]), n, np.random.default_rng(seed))
-    rng = np.random.default_rng(seed + 1)
+    ``mixture``: the mixture's own family pair on its unit frame, fitted on that frame
+    (the mixture is then correctly specified); ``calibrated``: probabilities whose labels
+    follow them; ``over-confident``: probabilities twice as confident as the truth.
+    """
+    rng = np.random.default_rng([seed, sum(map(ord, name))])
+    if name == "generated mixture":
+        from spe.mixture import MixtureModel, get_component
+
+        model = MixtureModel(get_component("gamma"), get_component("truncnorm"))
+        z, y = model.simulate(np.array([0.3, 2.0, 0.1, 0.7, 0.12]), 2 * n, rng)
+        inside = z < 1.0  # the Gamma restricted to the frame, as the family sees it
+        return z[inside][:n], y[inside][:n].astype(float), {"score_range": (0.0, 1.0), "probabilities": False}
     p = rng.beta(0.6, 1.4, n)
-    calibrated = (rng.random(n) < p).astype(float)
-    logit = np.log(p / (1 - p))
-    over = (rng.random(n) < 1 / (1 + np.exp(-logit / 2))).astype(float)
-    return {"generated gamma/truncnorm": (z, y.astype(float)), "generated calibrated": (p, calibrated),
-            "generated over-confident": (p, over)}
+    temperature = {"generated calibrated": 1.0, "generated over-confident": 2.0}[name]
+    truth = 1 / (1 + np.exp(-np.log(p / (1 - p)) / temperature))
+    return p, (rng.random(n) < truth).astype(float), {}
 
 
-def cases(quick=False) -> dict:
-    out = {k: v for k, v in all_cases().items() if not k.endswith("full")}
-    out |= generated_cases()
-    return {k: out[k] for k in QUICK_CASES} if quick else out
+def case_names(quick=False) -> list[str]:
+    return list(QUICK_CASES) if quick else list(real_cases()) + list(GENERATED)
+
+
+@functools.lru_cache(maxsize=1)
+def real_cases() -> dict:
+    """The real cases, read once per process."""
+    return {k: v for k, v in all_cases().items() if not k.endswith("full")}
+
+
+@functools.lru_cache(maxsize=None)
+def population(name, draws=40):
+    """A generated case's population, from ``draws`` fresh data sets (seeds no trial uses):
+    (precision target, {recall: threshold}) fixed before any trial, so that neither the
+    target nor the fixed thresholds depend on the labels a trial is judged against (chosen
+    from the realised labels they select on the outcome)."""
+    big = [generated_case(name, 1_000_000 + k) for k in range(draws)]
+    s, y = np.concatenate([b[0] for b in big]), np.concatenate([b[1] for b in big])
+    return truth_targets(s, y)["precision"]["min_precision"], recall_thresholds(s, y)
+
+
+def recall_thresholds(s, y) -> dict:
+    """{recall r: the score of the positive at which the recall reaches r}."""
+    order = np.sort(s[y == 1])[::-1]
+    return {r: float(order[min(int(r * order.size), order.size - 1)]) for r in FIXED_RECALLS}
+
+
+def case_data(name, seed):
+    if name in GENERATED:
+        return generated_case(name, seed)
+    s, y = real_cases()[name]
+    return s, y, {}
 
 
 # ---- truth ---------------------------------------------------------------------------
@@ -83,13 +143,12 @@ def true_rates(s, y, t):
     return precision, tp / y.sum()
 
 
-def targets(s, y) -> dict:
+def truth_targets(s, y) -> dict:
     """{kind: constraints} from the truth: precision at recall 0.5 minus 0.05, etc."""
     order = np.argsort(-s, kind="stable")
     tp = np.cumsum(y[order])
     k = int(np.searchsorted(tp, 0.5 * y.sum()))
-    p_half = tp[k] / (k + 1)
-    p_target = round(float(p_half) - 0.05, 4)
+    p_target = round(float(tp[k] / (k + 1)) - 0.05, 4)
     return {"precision": {"min_precision": p_target}, "recall": {"min_recall": RECALL_TARGET},
             "both": {"min_precision": p_target, "min_recall": BOTH_RECALL}}
 
@@ -100,271 +159,220 @@ def meets(s, y, t, constraints) -> bool:
 
 
 def oracle(s, y, constraints):
-    """The best a threshold can do on the truth: max recall under a precision constraint,
-    max precision under a recall-only constraint (None when infeasible)."""
+    """The best a threshold can do on the truth (None when infeasible)."""
     best = None
     for t in np.unique(s):
         if meets(s, y, t, constraints):
-            p, r = true_rates(s, y, t)
-            value = p if set(constraints) == {"min_recall"} else r
+            value = true_rates(s, y, t)[0 if objective(constraints) == "precision" else 1]
             best = value if best is None else max(best, value)
     return best
 
 
-def kept(s, y, t, constraints):
-    p, r = true_rates(s, y, t)
-    return p if set(constraints) == {"min_recall"} else r
-
-
-# ---- peers -----------------------------------------------------------------------------
-def ltt_threshold(s, y, idx, constraints, level):
-    """MAPIE Learn-then-Test on the labeled items (precision risk), or None."""
-    from mapie.risk_control import BinaryClassificationController
-
-    order = np.sort(s)
-
-    def proba(X):
-        p = np.searchsorted(order, np.asarray(X)[:, 0], side="right") / order.size
-        return np.c_[1 - p, p]
-
-    ctl = BinaryClassificationController(proba, "precision", constraints["min_precision"], confidence_level=level,
-                                         list_predict_params=np.linspace(0, 1, 201))
-    ctl.calibrate(s[idx, None], y[idx])
-    if ctl.best_predict_param is None:
+def kept(s, y, t, constraints, best):
+    if t is None or not best:
         return None
-    return order[min(int(np.ceil(float(ctl.best_predict_param) * order.size)), order.size - 1)]
+    return true_rates(s, y, t)[0 if objective(constraints) == "precision" else 1] / best
 
 
-def tuned_threshold(s, y, idx, constraints, seed):
-    """TunedThresholdClassifierCV on the labeled items, scoring the recall where the
-    precision target holds (0 elsewhere), or None when a fold lacks a class."""
-    from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.metrics import make_scorer, precision_score, recall_score
-    from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV
-
-    class Scores(ClassifierMixin, BaseEstimator):
-        def fit(self, X, y):
-            self.classes_ = np.array([0.0, 1.0])
-            return self
-
-        def decision_function(self, X):
-            return np.asarray(X)[:, 0]
-
-    p_min = constraints["min_precision"]
-
-    def recall_if_precise(y_true, y_pred):
-        ok = precision_score(y_true, y_pred, zero_division=0) >= p_min
-        return recall_score(y_true, y_pred, zero_division=0) if ok else 0.0
-
-    labels = y[idx]
-    if len(np.unique(labels)) < 2 or np.bincount(labels.astype(int)).min() < 2:
-        return None
-    tuned = TunedThresholdClassifierCV(Scores(), scoring=make_scorer(recall_if_precise), response_method="decision_function",
-                                       cv=StratifiedKFold(2, shuffle=True, random_state=seed)).fit(s[idx, None], labels)
-    return float(tuned.best_threshold_)
-
-
-def platt_on_labels(s, idx, y):
-    from sklearn.linear_model import LogisticRegression
-
-    x = np.log(np.clip(s, 1e-6, 1 - 1e-6) / np.clip(1 - s, 1e-6, 1))[:, None]
-    if len(np.unique(y[idx])) < 2:
-        return np.full(s.size, y[idx].mean())
-    return LogisticRegression(C=1.0).fit(x[idx], y[idx]).predict_proba(x)[:, 1]
+def targets(s, y, name=None) -> dict:
+    """The constraints a trial asks for: from the truth of a real case (fixed across seeds),
+    from the population of a generated one (its labels are drawn afresh per seed)."""
+    out = truth_targets(s, y)
+    if name in GENERATED:
+        p = population(name)[0]
+        out["precision"]["min_precision"] = out["both"]["min_precision"] = round(float(p), 4)
+    return out
 
 
 # ---- one trial -------------------------------------------------------------------------
-def trial(job):
-    name, s, y, budget, seed = job
+def _row(name, budget, seed, kind, level, method, s, y, t, constraints, best, stated=None, region=None):
+    return {"case": name, "labels": budget, "seed": seed, "kind": kind, "level": level, "method": method,
+            "feasible_truth": best is not None, "feasible": t is not None,
+            "met": meets(s, y, t, constraints) if t is not None else None,
+            "kept": kept(s, y, t, constraints, best), "stated": stated, "region": region}
+
+
+def labelled(s, y, name, budget, seed):
     rng = np.random.default_rng([seed, budget, sum(map(ord, name))])
     idx = rng.choice(s.size, budget, replace=False)
     labels = np.full(s.size, np.nan)
     labels[idx] = y[idx]
+    return idx, labels
+
+
+#: Other label models on the generated cases (cheap there): is the shortfall the pool's?
+VARIANT_MODELS = {"spline only": "spline", "+calibrated": ["mixture", "spline", "calibrated"]}
+
+
+def trial(job):
+    name, budget, seed = job
+    if name == EXACT:
+        return exact_rows(budget, seed), None
+    s, y, options = case_data(name, seed)
+    idx, labels = labelled(s, y, name, budget, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = spe.fit(s, labels, seed=seed, progress=False)
+        try:
+            res = spe.fit(s, labels, seed=seed, progress=False, **options)
+        except ValueError as e:  # e.g. labels that say lower scores are positive: no answer
+            return [{"case": name, "labels": budget, "seed": seed, "method": "refused", "error": str(e)[:120]}], None
+        if budget == PEER_BUDGET:
+            return peer_rows(res, name, s, y, idx, budget, seed), None
         rows = []
-        for kind, constraints in targets(s, y).items():
+        refit = spe.fit(s, labels, seed=10_000 + seed, progress=False, **options) if seed < REFIT_SEEDS else None
+        # the rates at every default threshold, once per kind (choose_threshold rebuilds them per call)
+        rates = {kind: res._rates(None, kind) for kind in ("sample", "population")}
+        for kind, constraints in targets(s, y, name).items():
+            rows += choice_rows(res, rates, refit, name, s, y, idx, (budget, seed), kind, constraints)
+            rows += fixed_rows(res, name, s, y, budget, seed, kind, constraints)
+        if name in GENERATED:
+            rows += variant_rows(s, y, labels, options, name, budget, seed)
+        if looks_like_probabilities(s):
+            unlabeled = np.isnan(labels)
+            return rows, {"case": name, "labels": budget, "seed": seed,
+                          "ece_spe": ece(res.prob_positive()[unlabeled], y[unlabeled]),
+                          "ece_raw": ece(s[unlabeled], y[unlabeled]),
+                          "ece_platt": ece(platt_1999(s, idx, y)[unlabeled], y[unlabeled]),
+                          "ece_logreg": ece(logistic_on_labels(s, idx, y)[unlabeled], y[unlabeled])}
+    return rows, None
+
+
+def variant_rows(s, y, labels, options, name, budget, seed):
+    """The package's rule on other label models' posteriors (same labels and seed)."""
+    rows = []
+    for method, model in VARIANT_MODELS.items():
+        try:
+            res = spe.fit(s, labels, seed=seed, progress=False, model=model, **options)
+        except ValueError:
+            continue
+        rates = res._rates(None, "sample")
+        for kind, constraints in targets(s, y, name).items():
             best = oracle(s, y, constraints)
             for level in LEVELS:
-                d = res.choose_threshold(confidence=level, **constraints)
-                rows.append({"case": name, "labels": budget, "seed": seed, "kind": kind, "level": level,
-                             "method": "spe", "feasible_truth": best is not None, "feasible": d.feasible,
-                             "met": meets(s, y, d.threshold, constraints) if d.feasible else None,
-                             "kept": kept(s, y, d.threshold, constraints) / best if d.feasible and best else None,
-                             "stated": d.probability})
-            if kind == "precision":
-                rows += peer_rows(name, s, y, idx, budget, seed, constraints, best)
-            rows += fixed_rows(res, name, s, y, budget, seed, kind, constraints)
-        unlabeled = np.isnan(labels)
-        calib = {"case": name, "labels": budget, "seed": seed,
-                 "ece_spe": ece(res.prob_positive()[unlabeled], y[unlabeled])}
-        if looks_like_probabilities(s):
-            calib["ece_raw"] = ece(s[unlabeled], y[unlabeled])
-            calib["ece_platt"] = ece(platt_on_labels(s, idx, y)[unlabeled], y[unlabeled])
-    return rows, calib
+                d = R.choose(rates, res.weights, constraints, level, "sample")
+                rows.append(_row(name, budget, seed, kind, level, method, s, y, d.threshold if d.feasible else None,
+                                 constraints, best, d.probability))
+    return rows
 
 
-#: Thresholds fixed before any label is seen (the truth's recall there), where the posterior
-#: probability of the constraints is compared with the truth without any choice made on it.
-FIXED_RECALLS = (0.2, 0.35, 0.5, 0.65, 0.8)
+def exact_rows(budget, seed):
+    """The rule on exact label draws (see thresholds_diagnosis): calibrated generated scores,
+    whose P(y = 1 | score) is the score itself; a data set of its own per trial."""
+    name = "generated calibrated"
+    rows = []
+    for rep in range(EXACT_REPEATS):
+        q, y, _ = generated_case(name, 100_000 * (rep + 1) + 1_000 * budget + seed)
+        idx, _ = labelled(q, y, name, budget, 100 * seed + rep)
+        rng = np.random.default_rng([seed, budget, rep, 7])
+        for kind, constraints in targets(q, y, name).items():
+            best = oracle(q, y, constraints)
+            for level, (p, t, fresh) in exact_posterior_trial(q, y, idx, constraints, LEVELS, rng).items():
+                rows.append(_row(EXACT, budget, seed, kind, level, "exact", q, y, t, constraints, best, p)
+                            | {"fresh": fresh})
+    return rows
+
+
+def choice_rows(res, all_rates, refit, name, s, y, idx, trial_id, kind, constraints):
+    """The package's choice (what ``res.choose_threshold`` returns, from rates built once),
+    its independent refit, and the diagnostic variants, at every stated level."""
+    budget, seed = trial_id
+    best = oracle(s, y, constraints)
+    rates = all_rates["sample"]
+    out = []
+    for level in LEVELS:
+        d = R.choose(rates, res.weights, constraints, level, "sample")
+        t = d.threshold if d.feasible else None
+        out.append(_row(name, budget, seed, kind, level, "spe", s, y, t, constraints, best, d.probability))
+        if refit is not None and t is not None:
+            _, again = refit.condition_probability([t], **constraints)
+            out.append(_row(name, budget, seed, kind, level, "refit", s, y, t, constraints, best, float(again[0])))
+        pop = R.choose(all_rates["population"], res.weights, constraints, level, "population")
+        out.append(_row(name, budget, seed, kind, level, "population", s, y, pop.threshold if pop.feasible else None,
+                        constraints, best))
+        out.append(_row(name, budget, seed, kind, level, "monotone", s, y,
+                        monotone_choice(rates, res.weights, constraints, level), constraints, best))
+        out.append(_row(name, budget, seed, kind, level, "least model", s, y,
+                        least_model_choice(res, rates, constraints, level), constraints, best))
+    if kind == "precision":
+        out += [_row(name, budget, seed, kind, PEER_LEVEL, m, s, y, t, constraints, best)
+                for m, t in peers(s, y, idx, constraints, seed)]
+    return out
+
+
+def peers(s, y, idx, constraints, seed):
+    return (("ltt", ltt_threshold(s, y, idx, constraints, PEER_LEVEL)),
+            ("tuned", tuned_threshold(s, y, idx, constraints, seed)))
+
+
+def peer_rows(res, name, s, y, idx, budget, seed):
+    constraints = targets(s, y, name)["precision"]
+    best = oracle(s, y, constraints)
+    d = res.choose_threshold(confidence=PEER_LEVEL, **constraints)
+    rows = [_row(name, budget, seed, "precision", PEER_LEVEL, "spe", s, y, d.threshold if d.feasible else None,
+                 constraints, best, d.probability)]
+    return rows + [_row(name, budget, seed, "precision", PEER_LEVEL, m, s, y, t, constraints, best)
+                   for m, t in peers(s, y, idx, constraints, seed)]
 
 
 def fixed_rows(res, name, s, y, budget, seed, kind, constraints):
-    order = np.sort(s[y == 1])[::-1]
-    fixed = np.array([order[min(int(r * order.size), order.size - 1)] for r in FIXED_RECALLS])
+    """Posterior P(constraints) at thresholds fixed before the labels, against the truth:
+    at the truth's recalls for a real case (its labels are fixed), at the population's
+    recalls for a generated one."""
+    at = population(name)[1] if name in GENERATED else recall_thresholds(s, y)
+    fixed = np.array([at[r] for r in FIXED_RECALLS])
     _, prob = res.condition_probability(fixed, **constraints)
     return [{"case": name, "labels": budget, "seed": seed, "kind": kind, "level": None, "method": "fixed",
              "feasible_truth": True, "feasible": True, "met": meets(s, y, t, constraints), "kept": None,
-             "stated": float(q)} for t, q in zip(fixed, prob)]
+             "stated": float(q), "region": "tail" if r >= TAIL_RECALL else "inside"}
+            for r, t, q in zip(FIXED_RECALLS, fixed, prob)]
 
 
-def peer_rows(name, s, y, idx, budget, seed, constraints, best):
-    out = []
-    for method, fn in (("ltt", lambda: ltt_threshold(s, y, idx, constraints, PEER_LEVEL)),
-                       ("tuned", lambda: tuned_threshold(s, y, idx, constraints, seed))):
-        t = fn()
-        out.append({"case": name, "labels": budget, "seed": seed, "kind": "precision", "level": PEER_LEVEL,
-                    "method": method, "feasible_truth": best is not None, "feasible": t is not None,
-                    "met": meets(s, y, t, constraints) if t is not None else None,
-                    "kept": kept(s, y, t, constraints) / best if t is not None and best else None, "stated": None})
-    return out
-
-
-# ---- aggregation -----------------------------------------------------------------------
-def group_of(case: str) -> str:
-    return "generated" if case.startswith("generated") else "real"
-
-
-def _mean(values):
-    values = [v for v in values if v is not None]
-    return float(np.mean(values)) if values else float("nan")
-
-
-def reliability(rows) -> list[dict]:
-    """Per group, kind, level and method: realized frequency among feasible choices, feasible
-    share where the truth is feasible, recall (or precision) kept against the oracle."""
-    keys = sorted({(group_of(r["case"]), r["kind"], r["level"], r["method"]) for r in rows if r["method"] != "fixed"})
-    out = []
-    for g, kind, level, method in keys:
-        sel = [r for r in rows if group_of(r["case"]) == g and r["kind"] == kind and r["level"] == level
-               and r["method"] == method and r["feasible_truth"]]
-        chosen = [r for r in sel if r["feasible"]]
-        out.append({"data": g, "kind": kind, "stated": level, "method": method, "trials": len(sel),
-                    "feasible": _mean([r["feasible"] for r in sel]), "met": _mean([r["met"] for r in chosen]),
-                    "shortfall": level - _mean([r["met"] for r in chosen]),
-                    "kept": _mean([r["kept"] for r in chosen])})
-    return out
-
-
-def fixed_reliability(rows, edges=(0.0, 0.2, 0.5, 0.8, 0.9, 0.95, 1.0001)) -> list[dict]:
-    """Posterior P(constraints hold) at thresholds fixed in advance, binned, against how
-    often the truth meets them: the calibration of the probability itself, no choice made."""
-    out = []
-    fixed = [r for r in rows if r["method"] == "fixed"]
-    for g in ("real", "generated"):
-        for kind in KINDS:
-            sel = [r for r in fixed if group_of(r["case"]) == g and r["kind"] == kind]
-            for lo, hi in zip(edges[:-1], edges[1:]):
-                b = [r for r in sel if lo <= r["stated"] < hi]
-                if b:
-                    out.append({"data": g, "kind": kind, "bin": f"[{lo:.2f}, {min(hi, 1):.2f})", "n": len(b),
-                                "mean_stated": _mean([r["stated"] for r in b]), "met": _mean([r["met"] for r in b])})
-    return out
-
-
-def per_case(rows, level=0.9, kind="precision") -> list[dict]:
-    out = []
-    for case in sorted({r["case"] for r in rows}):
-        row = {"case": case}
-        for method in ("spe", "ltt", "tuned"):
-            sel = [r for r in rows if r["case"] == case and r["kind"] == kind and r["level"] == level
-                   and r["method"] == method and r["feasible_truth"]]
-            chosen = [r for r in sel if r["feasible"]]
-            row[f"{method}_feasible"] = _mean([r["feasible"] for r in sel])
-            row[f"{method}_met"] = _mean([r["met"] for r in chosen])
-            row[f"{method}_kept"] = _mean([r["kept"] for r in chosen])
-        out.append(row)
-    return out
-
-
-def calibration(calibs) -> list[dict]:
-    out = []
-    for case in sorted({c["case"] for c in calibs if "ece_raw" in c}):
-        sel = [c for c in calibs if c["case"] == case]
-        out.append({"case": case, "ece_spe": _mean([c["ece_spe"] for c in sel]),
-                    "ece_raw": _mean([c["ece_raw"] for c in sel]), "ece_platt": _mean([c["ece_platt"] for c in sel])})
-    return out
-
-
-def report(stored) -> str:
-    rows, calibs = stored["rows"], stored["calibration"]
-    rel = reliability(rows)
-    cal = calibration(calibs)
-    spe_real = [r for r in rel if r["method"] == "spe" and r["data"] == "real"]
-    worst = max(spe_real, key=lambda r: r["shortfall"]) if spe_real else None
-    lines = [
-        f"{stored['stamp']}; {stored['seeds']} seeds per case and label budget ({', '.join(map(str, BUDGETS))} "
-        f"labels), {len({r['case'] for r in rows})} cases. `met`: how often the truth meets the constraints at "
-        "the chosen threshold, among trials where a threshold was declared feasible and the target is feasible in "
-        "truth; `feasible`: share of those trials with a feasible choice; `kept`: the truth's recall at the "
-        "chosen threshold over the best recall any threshold reaches at the target (precision over the best "
-        "precision for the recall-only constraint).",
-        "",
-        table(rel, ["data", "kind", "stated", "method", "trials", "feasible", "met", "shortfall", "kept"]),
-        "",
-        "Calibration of the probability itself: at thresholds fixed before the labels (where the truth's "
-        "recall is 0.2, 0.35, 0.5, 0.65, 0.8), the posterior probability that the constraints hold, binned, "
-        "against how often the truth meets them:",
-        "",
-        table(fixed_reliability(rows), ["data", "kind", "bin", "n", "mean_stated", "met"]),
-        "",
-        "Per case, precision constraint stated at 0.9 (spe beside MAPIE LTT and TunedThresholdClassifierCV on the "
-        "same labels):",
-        "",
-        table(per_case(rows), ["case", "spe_feasible", "spe_met", "spe_kept", "ltt_feasible", "ltt_met", "ltt_kept",
-                               "tuned_feasible", "tuned_met", "tuned_kept"]),
-        "",
-        "Recalibration: ECE (10 bins, unlabeled items) of `prob_positive()`, of the raw probabilities and of "
-        "Platt scaling fitted to the labels (logistic regression on the logit, C = 1), mean over budgets and seeds:",
-        "",
-        table(cal, ["case", "ece_spe", "ece_raw", "ece_platt"], "{:.4f}"),
-    ]
-    if worst is not None:
-        lines += ["", f"Largest shortfall of spe on real scores: {worst['shortfall']:.3f} ({worst['kind']}, stated "
-                      f"{worst['stated']})."]
-    return "\n".join(lines)
+# ---- driver ----------------------------------------------------------------------------
+def jobs(quick=False, seeds=20):
+    names = case_names(quick)
+    main = [(n, b, seed) for n in names + [EXACT] for b in BUDGETS for seed in range(seeds)]
+    return main + ([] if quick else [(n, PEER_BUDGET, seed) for n in names for seed in range(seeds)])
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="3 cases, 3 seeds, no RESULTS.md")
+    ap.add_argument("--quick", action="store_true", help="3 cases, 3 seeds, no files written")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--report", action="store_true", help="rebuild the RESULTS.md section from stored results")
+    ap.add_argument("--report", action="store_true", help="rebuild RESULTS.md, figure and doc blocks from stored results")
+    ap.add_argument("--exact", action="store_true", help="recompute only the exact-posterior rows of the stored results")
     args = ap.parse_args(argv)
     if args.report:
-        write_section("## Thresholds that keep their promise (`benchmarks/thresholds.py`)\n\n"
-                      + report(json.loads(RESULTS.read_text())), HERE / "RESULTS.md", MARKERS)
+        write_all(json.loads(RESULTS.read_text()))
         return 0
-    seeds = 3 if args.quick else args.seeds
-    jobs = [(name, s, y, b, seed) for name, (s, y) in cases(args.quick).items() for b in BUDGETS
-            for seed in range(seeds)]
+    if args.exact:
+        stored = json.loads(RESULTS.read_text())
+        todo = [(EXACT, b, seed) for b in BUDGETS for seed in range(stored["seeds"])]
+        with ProcessPoolExecutor(args.workers) as pool:
+            fresh = [row for rows, _ in pool.map(trial, todo) for row in rows]
+        stored["rows"] = [r for r in stored["rows"] if r["method"] != "exact"] + fresh
+        stored["exact_stamp"] = run_stamp()
+        RESULTS.write_text(json.dumps(stored, default=float))
+        write_all(stored)
+        return 0
+    todo = jobs(args.quick, 3 if args.quick else args.seeds)
     start = time.time()
-    rows, calibs = [], []
+    rows, calibs, refused = [], [], []
     with ProcessPoolExecutor(args.workers) as pool:
-        for i, (r, c) in enumerate(pool.map(trial, jobs, chunksize=2)):
-            rows += r
-            calibs.append(c)
+        for i, (r, c) in enumerate(pool.map(trial, todo, chunksize=2)):
+            rows += [x for x in r if x["method"] != "refused"]
+            refused += [x for x in r if x["method"] == "refused"]
+            calibs += [c] if c else []
             if (i + 1) % 20 == 0:
-                print(f"  {i + 1}/{len(jobs)} trials, {time.time() - start:.0f} s", file=sys.stderr)
-    stored = {"stamp": run_stamp(), "seeds": seeds, "rows": rows, "calibration": calibs}
+                print(f"  {i + 1}/{len(todo)} trials, {time.time() - start:.0f} s", file=sys.stderr)
+    stored = {"stamp": run_stamp(), "seeds": 3 if args.quick else args.seeds, "minutes": (time.time() - start) / 60,
+              "workers": args.workers, "rows": rows, "calibration": calibs,
+              "refused": refused}
     print(report(stored))
     if not args.quick:
         RESULTS.parent.mkdir(exist_ok=True)
         RESULTS.write_text(json.dumps(stored, default=float))
-        write_section("## Thresholds that keep their promise (`benchmarks/thresholds.py`)\n\n" + report(stored),
-                      HERE / "RESULTS.md", MARKERS)
+        write_all(stored)
     return 0
 
 
