@@ -62,6 +62,16 @@ def test_predictions_and_labels_give_the_same_correctness_as_the_column(table, t
     assert (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
 
 
+def test_column_options_also_take_the_col_spelling_of_the_other_commands(table, tmp_path):
+    path, _, _ = table
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["surface", str(path), "--attributes", "sex,age", "--correct", "correct", "--confidence",
+                 "confidence", "--out", str(a)]) == 0
+    assert main(["surface", str(path), "--attributes", "sex,age", "--correct-col", "correct", "--confidence-col",
+                 "confidence", "--out", str(b)]) == 0
+    assert (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
+
+
 def test_answers_of_a_label_session_count(table, tmp_path):
     path, right, labeled = table
     rows = list(csv.DictReader(path.open()))
