@@ -87,9 +87,17 @@ class LatentLogistic:
         self.n = counts.n_labeled[lab]
         self.with_slope = counts.has_confidence
         self.design = sparse.hstack([sparse.csr_matrix(np.ones((self.n_arms, 1))), effects.matrix], format="csr")
-        self.rows = self.design[self.labeled_arms].toarray()
-        self.n_const = self.design.shape[1]
-        self.group = effects.group
+        # Effects no labeled arm touches keep their prior exactly (they add nothing to the
+        # evidence or its gradient), so only the touched ones enter the solves, and the
+        # others are drawn from their prior: the dense solve stays the size of what labels reach.
+        touched = self.design[self.labeled_arms].getnnz(axis=0) > 0
+        touched[0] = True  # the intercept
+        self.solved = np.flatnonzero(touched)
+        self.free = np.flatnonzero(~touched)
+        self.rows = self.design[self.labeled_arms][:, self.solved].toarray()
+        self.n_const = self.solved.size
+        self.group = effects.group[self.solved[1:] - 1]
+        self.free_group = effects.group[self.free - 1]
         self.n_groups = effects.n_groups
         self.multiplicity = np.append(effects.multiplicity, 1.0)  # the arm deviation last
         self.priors = priors
@@ -295,10 +303,17 @@ class LatentLogistic:
 
     # ---- draws ------------------------------------------------------------------------
     def draw(self, m: Mode, n_draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Draws of v and of every arm's deviation: v from its Schur marginal, then e | v."""
+        """Draws of every arm's constant (intercept + effects + deviation), (n_draws, arms),
+        and of the slope, (n_draws,): the solved effects from their Schur marginal, the
+        untouched ones from their prior, then e | v."""
         _, _, prec_e = self.prior(m.log_sd)
         dv = linalg.solve_triangular(m.chol, rng.standard_normal((m.v.size, n_draws)), lower=True, trans="T").T
         e = rng.standard_normal((n_draws, self.n_arms)) / np.sqrt(prec_e)
         e_lab = m.e - self._arm_part(m.W, m.Wx, dv) / m.D + rng.standard_normal((n_draws, m.e.size)) / np.sqrt(m.D)
         e[:, self.labeled_arms] = e_lab
-        return m.v + dv, e
+        v = m.v + dv
+        const = np.zeros((n_draws, self.design.shape[1]))
+        const[:, self.solved] = v[:, : self.n_const]
+        const[:, self.free] = rng.standard_normal((n_draws, self.free.size)) * np.exp(m.log_sd)[self.free_group]
+        slope = v[:, -1] if self.with_slope else np.zeros(n_draws)
+        return np.asarray((self.design @ const.T).T) + e, slope

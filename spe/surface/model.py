@@ -112,9 +112,7 @@ def _fit_member(counts, effects, priors: Priors, n_draws, rng) -> Member:
         best = model.mode(0.5 * np.log(priors.scale**2 / model.multiplicity.size / model.multiplicity))
     counts_per_mode = rng.multinomial(n_draws, share)
     parts = [model.draw(m, c, rng) for m, c in zip(modes, counts_per_mode) if c]
-    v, e = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    arm_constant = np.asarray((model.design @ v[:, : model.n_const].T).T) + e
-    slope = v[:, -1] if model.with_slope else np.zeros(n_draws)
+    arm_constant, slope = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return Member(model, best, arm_constant, slope, log_marginal, ess)
 
 
