@@ -138,12 +138,12 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     size = np.bincount(g, minlength=n_groups).astype(float)
     correct = result.class_draws == predicted  # (draws, N)
     acc = np.stack([np.bincount(g, weights=row, minlength=n_groups) for row in correct]) / np.maximum(size, 1)
-    mean = np.clip(acc.mean(axis=0), 1e-3, 1 - 1e-3)
-    var = acc.var(axis=0)
-    if result.n_labeled == 0:
-        own = np.bincount(g, weights=np.exp(result.log_probs.max(axis=1)), minlength=n_groups) / np.maximum(size, 1)
-        var = np.mean((acc - own) ** 2, axis=0)
-        mean = np.clip(own, 1e-3, 1 - 1e-3)
+    if result.n_labeled == 0:  # the classifier's own accuracy per group
+        centre = np.bincount(g, weights=np.exp(result.log_probs.max(axis=1)), minlength=n_groups) / np.maximum(size, 1)
+    else:
+        centre = acc.mean(axis=0)
+    var = np.mean((acc - centre) ** 2, axis=0)  # with labels: the draws' own variance
+    mean = np.clip(centre, 1e-3, 1 - 1e-3)
     with np.errstate(divide="ignore"):
         strength = mean * (1 - mean) / var - 1.0
     strength = np.maximum(np.nan_to_num(strength, nan=min_strength, posinf=1e6), min_strength)

@@ -83,13 +83,18 @@ def attribute_columns(attributes, n: int | None = None, min_levels: int = 2) -> 
         raise ValueError("attributes are empty: give at least one attribute")
     out = {name: values if isinstance(values, UncertainAttribute) else _column(values, name, min_levels)
            for name, values in columns.items()}
-    lengths = {name: (v.probs if isinstance(v, UncertainAttribute) else v).shape[0] for name, v in out.items()}
+    lengths = {name: column_length(v) for name, v in out.items()}
     first = next(iter(lengths.values()))
     if len(set(lengths.values())) > 1:
         raise ValueError(f"attributes have different lengths: {lengths}")
     if n is not None and first != n:
         raise ValueError(f"attributes describe {first} items but there are {n} items (correct/confidence)")
     return out
+
+
+def column_length(column) -> int:
+    """The number of items of a checked attribute column (values or an UncertainAttribute)."""
+    return (column.probs if isinstance(column, UncertainAttribute) else column).shape[0]
 
 
 def _column(values, name, min_levels=2) -> np.ndarray:

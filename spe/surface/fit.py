@@ -8,7 +8,7 @@ import numpy as np
 
 from .._util.seeds import child_generators
 from .._util.threads import one_blas_thread
-from .arms import attribute_columns
+from .arms import attribute_columns, column_length
 from .counts import ArmCounts, as_confidence, as_correct, count_arms
 from .membership import with_uncertain_membership
 from .model import fit_surface
@@ -67,8 +67,7 @@ def accuracy_surface(attributes, correct, confidence=None, *, pairs: bool = True
     """
     _check_draws(n_draws)
     columns = attribute_columns(attributes)
-    first = next(iter(columns.values()))
-    n = (first.probs if hasattr(first, "probs") else first).shape[0]
+    n = column_length(next(iter(columns.values())))
     y = as_correct(correct, n)
     conf = as_confidence(confidence, n)
     labeled = ~np.isnan(y)

@@ -29,7 +29,8 @@ _MAX_NEWTON = 60
 #: Points at which the group scales' posterior is evaluated (importance sampling).
 SCALE_POINTS = 32
 #: Smallest curvature of the scales' log posterior used for the proposal's spread: where the
-#: labels say nothing about a scale, its proposal spans the prior (sd ~1.4 in log scale).
+#: labels say nothing about a scale, its t proposal spans the prior (scale 2 / sqrt(0.5) ~ 2.8
+#: in log scale, with the doubled spread of :meth:`LatentLogistic.integrate_scales`).
 MIN_SCALE_CURVATURE = 0.5
 #: Bounds on log standard deviations while maximising the evidence.
 LOG_SD_BOUNDS = (np.log(1e-3), np.log(10.0))

@@ -81,17 +81,22 @@ class SurfaceFit:
     slope: np.ndarray
     accuracy: ArmEstimate
 
+    @property
+    def heaviest(self) -> str:
+        """The member with the most posterior probability."""
+        return max(self.weights, key=self.weights.get)
+
     def scales(self, member: str | None = None) -> dict:
         """Standard deviation of each effect group (at the most probable scales) of a member
         (default: the heaviest), on the logit scale."""
-        member = member or max(self.weights, key=self.weights.get)
+        member = member or self.heaviest
         names = (*self.effects.group_names, "arm")
         return dict(zip(names, np.exp(self.members[member].mode.log_sd).round(4).tolist()))
 
     def effect_sd(self, member: str | None = None) -> float:
         """Total standard deviation the attribute effects add to an arm's logit (most
         probable scales of a member, default the heaviest)."""
-        member = member or max(self.weights, key=self.weights.get)
+        member = member or self.heaviest
         return _total_sd(self.members[member])
 
 

@@ -41,6 +41,12 @@ class Nodes:
     def probabilities(self, arm_constant, slope, rows) -> np.ndarray:
         return special.expit(arm_constant[rows][:, self.arm] + slope[rows] * self.x)
 
+    def draw_blocks(self, n_draws: int):
+        """Slices of the draws, each small enough that draws x nodes stays within _CHUNK."""
+        step = max(1, _CHUNK // max(self.arm.size, 1))
+        for start in range(0, n_draws, step):
+            yield slice(start, min(start + step, n_draws))
+
 
 def unlabeled_nodes(counts: ArmCounts, nodes: int = NODES) -> Nodes:
     """Pool each arm's unlabeled cells (sorted by confidence) into at most ``nodes`` points."""
@@ -78,9 +84,7 @@ def realised_accuracy(counts: ArmCounts, arm_constant: np.ndarray, slope, rng: n
     nodes = unlabeled_nodes(counts)
     whole = np.allclose(nodes.m, np.round(nodes.m))
     right = np.zeros((n_draws, counts.n_arms))
-    step = max(1, _CHUNK // max(nodes.arm.size, 1))
-    for start in range(0, n_draws, step):
-        rows = slice(start, min(start + step, n_draws))
+    for rows in nodes.draw_blocks(n_draws):
         p = nodes.probabilities(arm_constant, slope, rows)
         if expected:
             hits = nodes.m * p
@@ -99,8 +103,7 @@ def unlabeled_variance_parts(counts: ArmCounts, arm_constant, slope) -> tuple[np
     nodes = unlabeled_nodes(counts)
     slope = np.asarray(slope, float).reshape(-1, 1)
     total = np.zeros(counts.n_arms)
-    step = max(1, _CHUNK // max(nodes.arm.size, 1))
-    for start in range(0, arm_constant.shape[0], step):
-        p = nodes.probabilities(arm_constant, slope, slice(start, start + step))
+    for rows in nodes.draw_blocks(arm_constant.shape[0]):
+        p = nodes.probabilities(arm_constant, slope, rows)
         total += np.bincount(nodes.arm, weights=(nodes.m * p * (1 - p)).sum(axis=0), minlength=counts.n_arms)
     return total / arm_constant.shape[0], np.bincount(nodes.arm, weights=nodes.m, minlength=counts.n_arms)

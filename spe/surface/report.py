@@ -31,7 +31,7 @@ def surface_summary(surf, level: float, n_worst: int) -> str:
         a, b = fit.arm_constant.mean(), fit.slope.mean()
         lines.append(f"  recalibration (pooled): logit P(right) = {a:.3g} + {b:.3g} logit(confidence), "
                      "averaged over arms")
-    heaviest = max(surf.weights, key=surf.weights.get)
+    heaviest = fit.heaviest
     scales = ", ".join(f"{k.removeprefix('main:')} {v:.2g}" for k, v in fit.scales(heaviest).items())
     lines.append(f"  attribute effects' scales ({heaviest}, sd on the logit scale, most probable): {scales}")
     overall = surf.marginal(level=level)

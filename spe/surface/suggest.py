@@ -16,14 +16,18 @@ from __future__ import annotations
 import numpy as np
 
 
+def after_one_label(jacobian, latent_var, item_var, n_items):
+    """(J', v') once one more label lands in the arm: v' = v / (1 + w v), J' = J - w / N
+    (the labeled item no longer depends on the arm's predictor)."""
+    w = np.maximum(item_var, 1e-12)
+    return np.maximum(jacobian - w / np.maximum(n_items, 1), 0.0), latent_var / (1 + w * latent_var)
+
+
 def expected_gains(jacobian, latent_var, item_var, n_items):
     """Fall in each arm's realised-accuracy variance from one more random label in it:
-    J^2 v - J'^2 v' + w / N^2, with v' = v / (1 + w v) and J' = J - w / N (the labeled
-    item no longer depends on the arm's predictor)."""
-    w = np.maximum(item_var, 1e-12)
-    n = np.maximum(n_items, 1)
-    after = latent_var / (1 + w * latent_var)
-    jacobian_after = np.maximum(jacobian - w / n, 0.0)
+    J^2 v - J'^2 v' + w / N^2 (:func:`after_one_label`)."""
+    jacobian_after, after = after_one_label(jacobian, latent_var, item_var, n_items)
+    w, n = np.maximum(item_var, 1e-12), np.maximum(n_items, 1)
     return jacobian**2 * latent_var - jacobian_after**2 * after + w / n**2
 
 
@@ -38,9 +42,7 @@ def choose_arms(k, jacobian, latent_var, item_var, n_items, n_unlabeled, eligibl
         if not np.isfinite(gains[a]):
             break
         picks.append(a)
-        w = max(item_var[a], 1e-12)
-        var[a] = var[a] / (1 + w * var[a])
-        jac[a] = max(jac[a] - w / max(n_items[a], 1), 0.0)
+        jac[a], var[a] = after_one_label(jac[a], var[a], item_var[a], n_items[a])
         left[a] -= 1
     return np.array(picks, dtype=np.int64)
 

@@ -129,9 +129,6 @@ def expand(columns: dict, n: int):
     uncertain = {name: copy.copy(v) for name, v in columns.items() if isinstance(v, UncertainAttribute)}
     if not uncertain:
         return columns, np.arange(n), np.ones(n), {}
-    for name, u in uncertain.items():
-        if u.probs.shape[0] != n:
-            raise ValueError(f"uncertain attribute {name!r} has {u.probs.shape[0]} items, the others {n}")
     probs, combos = recalibrate(list(uncertain.values()))
     if not np.isfinite(probs).all():
         raise ValueError("the recalibrated attribute probabilities are not finite; check the attribute "
