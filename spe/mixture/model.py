@@ -12,7 +12,15 @@ a finite-difference gradient, a Hessian, or the weights of a thousand proposals.
 
 Identifiability: the prior includes the orientation constraint "the positive
 component's median is above the negative component's", which removes the label-switched
-twin of every mode (see :meth:`MixtureModel.oriented`).
+twin of every mode (see :meth:`MixtureModel.oriented`; the medians are the families'
+own, before any truncation to the frame: any fixed rule removes the twin).
+
+On a bounded frame (scores on their own scale, every one inside [lower, upper]) each
+component is its family truncated to the unit frame: a Gamma's tail beyond the frame's
+end is mass no score can show, and a density that leaks it is misspecified for every
+data set (with overlapping classes the likelihood then trades the class balance against
+the leak). On the logit frame of probabilities the edges are censoring points, not
+bounds, and the families stay whole (:mod:`spe.mixture.families.open_scale`).
 """
 
 from __future__ import annotations
@@ -53,11 +61,17 @@ class MixtureModel:
     prior : dict, optional
         Overrides of the default priors, keyed by parameter name (``"pi"``,
         ``"neg.mu"``, ``"pos.theta"``, ...); each value needs a vectorised ``logpdf``.
+    unlabeled_power : float
+        zeta of the coarsened posterior (1: the plain posterior).
+    bounded : bool
+        Truncate each component to the unit frame (scores on a bounded frame).
     """
 
-    def __init__(self, neg: Component, pos: Component, prior=None, unlabeled_power=1.0):
+    def __init__(self, neg: Component, pos: Component, prior=None, unlabeled_power=1.0, bounded=False):
         self.neg = neg
         self.pos = pos
+        #: Each component truncated to the unit frame (scores bounded by it; see the module docstring).
+        self.bounded = bool(bounded)
         #: zeta of the coarsened posterior (see :mod:`spe.mixture.misfit`): the unlabeled
         #: likelihood is raised to this power; 1 is the plain posterior.
         self.unlabeled_power = float(unlabeled_power)
@@ -182,6 +196,9 @@ class MixtureModel:
         z = np.asarray(z, float)
         with np.errstate(all="ignore"):
             lf0, lf1 = self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
+            if self.bounded:
+                lf0, lf1 = (np.where(np.isfinite(mass), lf - mass, -np.inf)
+                            for lf, mass in ((lf0, self.neg.log_frame_mass(p0)), (lf1, self.pos.log_frame_mass(p1))))
             if censored is not None and np.any(censored):
                 for side, method in ((-1, "logcdf"), (1, "logsf")):
                     cols = np.flatnonzero(censored == side)
@@ -238,16 +255,23 @@ class MixtureModel:
 
     def coarsened(self, zeta) -> "MixtureModel":
         """The same model with the unlabeled likelihood raised to ``zeta``."""
-        return MixtureModel(self.neg, self.pos, self.priors, unlabeled_power=zeta)
+        return MixtureModel(self.neg, self.pos, self.priors, unlabeled_power=zeta, bounded=self.bounded)
 
     def marginal_cdf(self, theta, z):
         """P(Z <= z) under the mixture at one parameter vector (unit scores)."""
         pi, p0, p1 = self.split(np.atleast_2d(theta)[:1])
         z = np.asarray(z, float)[None, :]
         with np.errstate(all="ignore"):
-            c0 = np.exp(self.neg.logcdf(z, p0))
-            c1 = np.exp(self.pos.logcdf(z, p1))
+            c0, c1 = (self._frame_cdf(comp, z, p) for comp, p in ((self.neg, p0), (self.pos, p1)))
         return np.ravel(np.nan_to_num((1 - pi) * c0 + pi * c1))
+
+    def _frame_cdf(self, comp, z, params):
+        """P(Z <= z) of one component, conditional on the frame when it is bounded."""
+        cdf = np.exp(comp.logcdf(z, params))
+        if not self.bounded or comp.family.unit_support:
+            return cdf
+        at_zero = np.exp(comp.logcdf(np.zeros_like(z), params))
+        return np.clip((cdf - at_zero) / np.exp(comp.log_frame_mass(params)), 0.0, 1.0)
 
     def simulate(self, theta, n, rng):
         """Draw n (unit score, label) pairs from the model at one parameter vector."""
@@ -257,6 +281,10 @@ class MixtureModel:
         for label, comp, params in ((0, self.neg, p0), (1, self.pos, p1)):
             mask = y == label
             q = rng.random(int(mask.sum()))
+            if self.bounded and not comp.family.unit_support:  # P(Z > z | frame) = q
+                above_one, above_zero = (float(np.exp(np.ravel(comp.logsf(np.array([[v]]), params))[0]))
+                                         for v in (1.0, 0.0))
+                q = above_one + q * (above_zero - above_one)
             # inverse-cdf sampling: P(Z > z) = q
             z[mask] = np.ravel(comp.isf(q[None, :], params))
         return z, y

@@ -94,7 +94,7 @@ def select_families(data: ScoreData, pairs, prior=None, on_pair=None, **fit_kwar
     n = data.n_items
     rows, fits = [], []
     for neg, pos in pairs:
-        model = MixtureModel(get_component(neg), get_component(pos), prior)
+        model = MixtureModel(get_component(neg), get_component(pos), prior, bounded=data.frame.transform != "logit")
         try:
             fit = fit_map(model, data, **fit_kwargs)
         except FitError as exc:

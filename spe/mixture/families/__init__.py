@@ -99,6 +99,18 @@ class Component:
         m = self.family.median(params)
         return 1.0 - m if self.reflected else m
 
+    def log_frame_mass(self, params):
+        """log P(0 <= Z <= 1): the share of the family's mass on the unit frame (0 for a
+        family that lives there; reflection leaves it unchanged). -inf where the share is
+        too small to represent: such a component is off the frame."""
+        if self.family.unit_support:
+            return np.zeros(np.broadcast_shapes(*(np.shape(p) for p in params)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below_one = np.asarray(self.family.logcdf(1.0, params), float)
+            below_zero = np.asarray(self.family.logcdf(0.0, params), float)
+            mass = below_one + np.log1p(-np.exp(np.minimum(below_zero - below_one, 0.0)))
+        return np.where(np.isfinite(mass), mass, -np.inf)
+
     def initial(self, z, w):
         return self.family.initial(self._v(np.asarray(z, float)), w)
 

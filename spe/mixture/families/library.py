@@ -137,6 +137,11 @@ class GammaFamily(Family):
             )
         return np.where(v > 0, out, -np.inf)
 
+    def logcdf(self, v, params):
+        k, theta = params
+        with np.errstate(divide="ignore"):
+            return np.log(special.gammainc(k, np.maximum(v, 0.0) / theta))
+
     def median(self, params):
         k, theta = params
         return theta * special.gammaincinv(k, 0.5)
@@ -168,6 +173,12 @@ class LogNormalFamily(Family):
             out = -0.5 * z * z - np.log(sigma) - 0.5 * _LOG_2PI - logv
         return np.where(v > 0, out, -np.inf)
 
+    def logcdf(self, v, params):
+        mu, sigma = params
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = special.log_ndtr((np.log(v) - mu) / sigma)
+        return np.where(v > 0, out, -np.inf)
+
     def median(self, params):
         mu, _ = params
         return np.exp(mu)
@@ -195,6 +206,11 @@ class GumbelRight(Family):
         z = (v - loc) / scale
         return -z - np.exp(-z) - np.log(scale)
 
+    def logcdf(self, v, params):
+        loc, scale = params
+        with np.errstate(over="ignore"):
+            return -np.exp(-(v - loc) / scale)
+
     def median(self, params):
         loc, scale = params
         return loc - scale * np.log(np.log(2.0))
@@ -221,6 +237,11 @@ class GumbelLeft(Family):
         loc, scale = params
         z = (v - loc) / scale
         return z - np.exp(z) - np.log(scale)
+
+    def logcdf(self, v, params):
+        loc, scale = params
+        with np.errstate(over="ignore", divide="ignore"):
+            return np.log(-np.expm1(-np.exp((v - loc) / scale)))
 
     def median(self, params):
         loc, scale = params
@@ -252,6 +273,12 @@ class Gompertz(Family):
             out = np.log(c) + y - c * np.expm1(y) - np.log(scale)
         return np.where(v >= 0, out, -np.inf)
 
+    def logcdf(self, v, params):
+        c, scale = params
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            out = np.log(-np.expm1(-c * np.expm1(np.maximum(v, 0.0) / scale)))
+        return np.where(v > 0, out, -np.inf)
+
     def median(self, params):
         c, scale = params
         return scale * np.log1p(np.log(2.0) / c)
@@ -280,6 +307,12 @@ class Frechet(Family):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             logy = np.log(v) - np.log(scale)
             out = np.log(c) - (1.0 + c) * logy - np.exp(-c * logy) - np.log(scale)
+        return np.where(v > 0, out, -np.inf)
+
+    def logcdf(self, v, params):
+        c, scale = params
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            out = -np.power(np.maximum(v, 0.0) / scale, -c)
         return np.where(v > 0, out, -np.inf)
 
     def median(self, params):
