@@ -188,6 +188,21 @@ def binary_table(runs, jobs):
     return "\n".join(lines)
 
 
+#: The zero-label comparison of the issue: SPE's prior against Ji et al.'s, run by run.
+PAIRED = ("SPE, 0 labels + TS", "IPrior + TS")
+
+
+def paired_difference(results, name, budgets, method, reference) -> str:
+    """Mean RMSE difference (points) of ``method`` minus ``reference`` over runs with the same
+    seed, with two standard errors: is a gap between the two more than the runs' noise?"""
+    def per_run(m):
+        return np.array([[o[b] for b in budgets] for n, mm, o in results if n == name and mm == m])
+    diff = 100 * (per_run(method) - per_run(reference))
+    se = diff.std(axis=0, ddof=1) / np.sqrt(diff.shape[0])
+    cells = ", ".join(f"N={b}: {d:+.2f} +/- {2 * e:.2f}" for b, d, e in zip(budgets, diff.mean(axis=0), se))
+    return f"{method} minus {reference}, same runs (mean +/- 2 SE, points): {cells}."
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100)
@@ -225,7 +240,7 @@ def main(argv=None):
         for m in METHODS:
             got = [o for n, mm, o in results if n == name and mm == m]
             lines.append(f"| {m} | " + " | ".join(f"{100 * np.mean([g[b] for g in got]):.2f}" for b in budgets) + " |")
-        lines.append("")
+        lines += ["", paired_difference(results, name, budgets, *PAIRED), ""]
     text = "\n".join(lines) + "\n" + binary_table(runs, args.jobs)
     if "20news" in data:
         text += "\n" + uprior_check(data)
