@@ -46,18 +46,29 @@ HARD_MODELS = ("cells",)
 FEW_VALUES_MODELS = ("spline",)
 #: The mixture needs this many distinct scores to have a shape to fit at all.
 MIXTURE_MIN_VALUES = 3
+#: Probability scores and no labels: nothing can tell which of the mixture's components
+#: is which class, and the classifier's own probabilities are a claim no label has
+#: contradicted. ``"auto"`` then fits the map alone, whose prior is centred on those
+#: probabilities with the spread of miscalibration seen in practice (Ji et al.'s score
+#: prior, widened; docs/method.md 2b).
+NO_LABEL_MODELS = ("spline",)
+NO_LABEL_NOTE = ("no labels: nothing tells which of its components is which class, so the classifier's own "
+                 "probabilities (the map's prior) stand in; label some items and refit")
 STACKING_METHODS = ("BB-pseudo-BMA", "stacking")
 
 
-def _score_models(model, n_values=None, probabilities=False) -> tuple[str, ...]:
+def _score_models(model, n_values=None, probabilities=False, n_labeled=None) -> tuple[str, ...]:
     """The score models to fit; ``n_values``: the number of distinct scores (inf: more than
-    the groups hold; None: not read yet, so only the names are checked)."""
+    the groups hold; None: not read yet, so only the names are checked); ``n_labeled``: the
+    labeled items (0: ``"auto"`` takes probability scores at their word, see NO_LABEL_MODELS)."""
     if isinstance(model, str):
         key = model.strip().lower()
         if key == "auto":
-            if n_values is None or n_values > MAX_CELLS:
-                return DEFAULT_MODELS
-            return HARD_MODELS if n_values < MIXTURE_MIN_VALUES else FEW_VALUES_MODELS
+            if n_values is not None and n_values < MIXTURE_MIN_VALUES:
+                return HARD_MODELS
+            if probabilities and n_labeled == 0:
+                return NO_LABEL_MODELS
+            return DEFAULT_MODELS if n_values is None or n_values > MAX_CELLS else FEW_VALUES_MODELS
         chosen = (key,)
     else:
         try:
@@ -110,9 +121,12 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         "the probabilities are right"; :mod:`spe.calibration.maps`), and a share of
         positives per distinct score value (``"cells"``, at most 20 values;
         :mod:`spe.calibration.cells`). ``"auto"`` fits the mixture and piecewise Platt and weights
-        them by their leave-one-out predictive densities on the labeled items (equal
-        weights with no labels): the mixture earns weight where the scores' shape
-        identifies the classes, the map where it does not (see ``docs/method.md``).
+        them by their leave-one-out predictive densities on the labeled items: the mixture
+        earns weight where the scores' shape identifies the classes, the map where it does
+        not (see ``docs/method.md``). With no labels nothing can say which mixture
+        component is which class: for probability scores ``"auto"`` then fits piecewise
+        Platt alone, whose prior is the classifier's own probabilities with the spread of
+        miscalibration seen in practice (other scores keep both, with equal weights).
         ``["mixture", "spline", "calibrated"]`` adds the hypothesis that the scores are
         calibrated probabilities: better when they are, worse when they are not and the
         labels are too few to say so. Scores with two distinct
@@ -203,13 +217,15 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
-    models = _score_models(model, data.n_groups if data.exact else np.inf, bool(probabilities))
+    models = _score_models(model, data.n_groups if data.exact else np.inf, bool(probabilities), data.n_labeled)
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
             data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=prior,
             coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
             probabilities=bool(probabilities))
+        if models == NO_LABEL_MODELS and probabilities and data.n_labeled == 0 and "mixture" not in errors:
+            errors["mixture"] = NO_LABEL_NOTE
         bar.set_postfix_str("pooling the score models")
         pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
                          rng=np.random.default_rng(pool_seed), method=stacking)

@@ -129,7 +129,7 @@ def test_each_models_own_estimates_and_a_stated_disagreement_without_labels():
     rng = np.random.default_rng(2)
     upper = rng.random(1500) < 0.3
     s = 1 / (1 + np.exp(-np.where(upper, rng.normal(7.0, 0.3, upper.size), rng.normal(3.0, 0.3, upper.size))))
-    res = spe.fit(s, None, seed=1)
+    res = spe.fit(s, None, seed=1, model=["mixture", "spline"])  # "auto" fits the map alone here
     own = res.model_estimates()
     assert set(own) == set(res.fits) and len(own) > 1
     assert abs(own["mixture"]["prevalence"].value - upper.mean()) < 0.05
@@ -155,3 +155,22 @@ def test_disagreement_needs_disjoint_intervals_of_models_that_carry_weight():
     assert disagreement({"a": est(0.1, 0.2), "b": est(0.205, 0.7)}, {"a": 0.5, "b": 0.5}) is None  # < MIN_GAP
     assert disagreement(apart, {"a": 0.99, "b": 0.01}) is None  # b carries no weight
     assert disagreement({"a": est(0.1, 0.5), "b": est(0.4, 0.7)}, {"a": 0.5, "b": 0.5}) is None
+
+
+def test_without_labels_probability_scores_are_taken_at_their_word():
+    """No label can tell which mixture component is which class: "auto" fits the map alone,
+    its prior centred on the classifier's probabilities, and says why in the summary.
+    Labels bring the mixture back; other scores keep it (nothing else to go on)."""
+    rng = np.random.default_rng(4)
+    p = rng.beta(0.6, 1.4, 3000)
+    y = (rng.random(p.size) < p).astype(float)  # a calibrated classifier
+    res = spe.fit(p, None, seed=0)
+    assert list(res.fits) == ["spline"] and "no labels" in res.errors["mixture"]
+    assert "mixture  not fitted: no labels" in res.summary().text
+    prevalence = res.prevalence()
+    assert prevalence.lower <= y.mean() <= prevalence.upper
+    assert abs(prevalence.value - p.mean()) < 0.05
+    labels = np.full(p.size, np.nan)
+    labels[:20] = y[:20]
+    assert set(spe.fit(p, labels, seed=0).fits) == {"mixture", "spline"}
+    assert set(spe.fit(4 * p - 2, None, seed=0).fits) == {"mixture", "spline"}  # margins, not probabilities
