@@ -44,6 +44,7 @@ from real import ece, run_stamp, write_section  # noqa: E402
 
 MARKERS = ("<!-- model-data:start -->", "<!-- model-data:end -->")
 N_ITEMS, N_LABELS, LEVEL = 2000, 20, 0.9
+TARGET = 0.03
 #: (pi, Gamma shape, Gamma scale, Normal mean, Normal sd) on the unit frame.
 WORLDS = {
     "far apart": (0.3, 2.0, 0.1, 0.7, 0.12),
@@ -74,14 +75,18 @@ def trial(job):
     truth, unlabeled = y.mean(), np.isnan(labels)
     out = {"world": name, "seed": seed}
     for method, options in METHODS.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = spe.fit(s, labels, score_range=(0.0, 1.0), probabilities=False, seed=seed, progress=False,
-                          **options)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = spe.fit(s, labels, score_range=(0.0, 1.0), probabilities=False, seed=seed, progress=False,
+                              **options)
+        except spe.FitError:
+            out[method] = None  # counted as a failure in the table
+            continue
         est = res.prevalence(level=LEVEL)
         out[method] = {"error": abs(est.value - truth), "covered": bool(est.lower <= truth <= est.upper),
                        "ece": ece(res.prob_positive()[unlabeled], y[unlabeled]),
-                       "weight": res.model_weights.get("mixture", 0.0),
+                       "weight": res.model_weights.get("mixture") if len(res.model_weights) > 1 else None,
                        "misfit": res.mixture.misfit.zeta if res.mixture is not None else None}
     known = labels[~unlabeled]
     k, n = known.sum(), known.size
@@ -92,20 +97,31 @@ def trial(job):
 
 
 def summarise(rows):
-    lines = ["| world | method | prevalence error (median) | 90% coverage | ECE (median) | mixture weight (mean) |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| world | method | fits | prevalence error (median) | 90% coverage | ECE (median) | "
+             "mixture weight in the pool (mean) |", "|---|---|---|---|---|---|---|"]
     for name in WORLDS:
         sel = [r for r in rows if r["world"] == name]
         for method in [*METHODS, "labels only"]:
-            cells = [r[method] for r in sel]
+            cells = [r[method] for r in sel if r[method] is not None]
             weight = [c["weight"] for c in cells if c["weight"] is not None]
-            lines.append(f"| {name} | {method} | {np.median([c['error'] for c in cells]):.3f} | "
+            lines.append(f"| {name} | {method} | {len(cells)}/{len(sel)} | {np.median([c['error'] for c in cells]):.3f} | "
                          f"{np.mean([c['covered'] for c in cells]):.2f} | {np.median([c['ece'] for c in cells]):.3f} | "
-                         f"{np.mean(weight):.2f} |" if weight else
-                         f"| {name} | {method} | {np.median([c['error'] for c in cells]):.3f} | "
-                         f"{np.mean([c['covered'] for c in cells]):.2f} | {np.median([c['ece'] for c in cells]):.3f} | - |")
-    zeta = [r["mixture"]["misfit"] for r in rows]
+                         + (f"{np.mean(weight):.2f} |" if weight else "- |"))
+    zeta = [r["mixture"]["misfit"] for r in rows if r["mixture"] is not None]
     return lines, float(np.mean(np.asarray(zeta) == 1.0))
+
+
+def verdict(rows) -> str:
+    """The issue's targets per world, for the default pool and for the correct model alone."""
+    parts = []
+    for name in WORLDS:
+        med = {m: [np.median([r[m][k] for r in rows if r["world"] == name and r[m] is not None])
+                   for k in ("error", "ece")] for m in ("spe", "mixture")}
+        meets = {m: all(v <= TARGET for v in med[m]) for m in med}
+        parts.append(f"{name}: spe {'meets' if meets['spe'] else 'misses'} them "
+                     f"({med['spe'][0]:.3f} / {med['spe'][1]:.3f}), the correct model alone "
+                     f"{'meets' if meets['mixture'] else 'misses'} them ({med['mixture'][0]:.3f} / {med['mixture'][1]:.3f})")
+    return "; ".join(parts) + "."
 
 
 def main(argv=None) -> int:
@@ -126,9 +142,10 @@ def main(argv=None) -> int:
         f"Scores and labels drawn from the package's own mixture (Gamma negatives, truncated-Normal positives, "
         f"truncated to the frame), {N_ITEMS:,} items, {N_LABELS} labeled at random; `mixture` is the correctly "
         "specified model alone (what the data allow), `spe` the default pool. Truth: the items' prevalence and "
-        f"labels. The misfit check found nothing (zeta = 1) in {no_misfit:.0%} of the fits. Targets of the "
-        "issue: prevalence error <= 0.03, ECE <= 0.03.", "",
+        f"labels. The misfit check found nothing (zeta = 1) in {no_misfit:.0%} of the mixture-alone fits. Targets "
+        f"of the issue: prevalence error <= {TARGET}, ECE <= {TARGET}.", "",
         *table, "",
+        verdict(rows), "",
     ])
     print(text)
     if not args.quick:

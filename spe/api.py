@@ -217,15 +217,16 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         return build(score_range=frame_range, max_groups=max_groups, transform=scale)
 
     data = prepared(scales[0])
-    models = _score_models(model, data.n_groups if data.exact else np.inf, bool(probabilities), data.n_labeled)
+    n_values = data.n_groups if data.exact else np.inf
+    models = _score_models(model, n_values, bool(probabilities), data.n_labeled)
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
             data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=prior,
             coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
             probabilities=bool(probabilities))
-        if models == NO_LABEL_MODELS and probabilities and data.n_labeled == 0 and "mixture" not in errors:
-            errors["mixture"] = NO_LABEL_NOTE
+        if "mixture" not in models and "mixture" in _score_models(model, n_values, bool(probabilities)):
+            errors["mixture"] = NO_LABEL_NOTE  # "auto" leaves it out only for want of labels
         bar.set_postfix_str("pooling the score models")
         pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
                          rng=np.random.default_rng(pool_seed), method=stacking)

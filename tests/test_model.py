@@ -134,12 +134,17 @@ def test_bounded_components_integrate_to_one_on_the_frame(pair):
     assert model.marginal_cdf(theta, np.array([0.0, 1.0])) == pytest.approx([0.0, 1.0], abs=1e-9)
 
 
-def test_bounded_simulation_stays_on_the_frame_and_follows_the_truncated_cdf():
-    model = MixtureModel(get_component("gamma"), get_component("truncnorm"), bounded=True)
-    theta = np.array([0.3, 2.0, 0.3, 0.6, 0.2])  # Gamma mass beyond the frame: 2%
+@pytest.mark.parametrize("pair, theta", [
+    (("gamma", "truncnorm"), [0.3, 2.0, 0.3, 0.6, 0.2]),  # Gamma mass beyond the frame: 2%
+    (("gamma", "gamma-reflected"), [0.3, 2.0, 0.3, 2.0, 0.3]),  # both ends leak
+    (("gumbel_l", "gumbel_r-reflected"), [0.4, 0.3, 0.15, 0.2, 0.15]),  # whole-line families
+])
+def test_bounded_simulation_stays_on_the_frame_and_follows_the_truncated_cdf(pair, theta):
+    model = MixtureModel(get_component(pair[0]), get_component(pair[1]), bounded=True)
+    theta = np.array(theta)
     z, y = model.simulate(theta, 20_000, np.random.default_rng(3))
     assert z.min() >= 0.0 and z.max() <= 1.0
-    assert y.mean() == pytest.approx(0.3, abs=0.015)
+    assert y.mean() == pytest.approx(theta[0], abs=0.015)
     ks = stats.kstest(z, lambda v: model.marginal_cdf(theta, np.atleast_1d(v)))
     assert ks.pvalue > 0.01
 

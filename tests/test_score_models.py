@@ -348,3 +348,26 @@ def test_pooled_probabilities_evaluate_each_needed_draw_once_with_the_same_resul
         rows = np.flatnonzero(lp.source == k)
         naive[rows] = fit.prob_positive(s[:50])[lp.draw[rows]]
     np.testing.assert_array_equal(lp.prob_positive(s[:50]), naive)
+
+
+@pytest.mark.parametrize("n_values, probabilities, n_labeled, expected", [
+    (np.inf, True, 0, ("spline",)),  # probabilities, no labels: taken at their word
+    (np.inf, True, 20, ("mixture", "spline")),
+    (np.inf, False, 0, ("mixture", "spline")),  # margins: the mixture is all there is to go on
+    (5, True, 0, ("spline",)),
+    (5, True, 20, ("spline",)),
+    (2, True, 0, ("cells",)),  # hard predictions
+])
+def test_auto_score_models(n_values, probabilities, n_labeled, expected):
+    from spe.api import _score_models
+
+    assert _score_models("auto", n_values, probabilities, n_labeled) == expected
+
+
+def test_the_no_label_note_appears_only_where_auto_left_the_mixture_out():
+    rng = np.random.default_rng(0)
+    p = rng.beta(0.6, 1.4, 500)
+    assert "no labels" in spe.fit(p, None, seed=0, n_draws=200).errors["mixture"]
+    assert "mixture" not in spe.fit(p, None, seed=0, n_draws=200, model="spline").errors  # asked for
+    leaves = np.round(p * 4) / 4  # five values: "auto" never fits the mixture here
+    assert "mixture" not in spe.fit(leaves, None, seed=0, n_draws=200).errors

@@ -197,8 +197,10 @@ class MixtureModel:
         with np.errstate(all="ignore"):
             lf0, lf1 = self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
             if self.bounded:
-                lf0, lf1 = (np.where(np.isfinite(mass), lf - mass, -np.inf)
-                            for lf, mass in ((lf0, self.neg.log_frame_mass(p0)), (lf1, self.pos.log_frame_mass(p1))))
+                for lf, comp, params in ((lf0, self.neg, p0), (lf1, self.pos, p1)):
+                    if not comp.family.unit_support:  # a unit family's mass on the frame is 1
+                        mass = comp.log_frame_mass(params)
+                        lf -= np.where(np.isfinite(mass), mass, np.inf)  # off the frame: density 0
             if censored is not None and np.any(censored):
                 for side, method in ((-1, "logcdf"), (1, "logsf")):
                     cols = np.flatnonzero(censored == side)

@@ -54,7 +54,8 @@ class SPEResult:
         self._check_seed = check_seed
         self._sweeps = {}  # kind -> Sweep, built once
         self._model_estimates = {}  # level -> per-model estimates, built once
-        #: score models that could not be fitted, with the reason (excluded from the pool)
+        #: score models not in the pool, with the reason: they could not be fitted, or
+        #: ``model="auto"`` left them out (the mixture with no labels on probability scores)
         self.errors = dict(errors or {})
 
     # ---- what was fitted -------------------------------------------------------------

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import Family, log_diff_ndtr  # noqa: F401  (log_diff_ndtr re-exported)
+from .base import Family, log1mexp, log_diff_ndtr  # noqa: F401  (log_diff_ndtr re-exported)
 from .library import (BetaFamily, Frechet, GammaFamily, Gompertz, GumbelLeft, GumbelRight, LogNormalFamily, TruncNormal,
                       TruncStudentT)
 from .open_scale import NormalFamily, SkewNormal
@@ -105,10 +105,17 @@ class Component:
         too small to represent: such a component is off the frame."""
         if self.family.unit_support:
             return np.zeros(np.broadcast_shapes(*(np.shape(p) for p in params)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            below_one = np.asarray(self.family.logcdf(1.0, params), float)
-            below_zero = np.asarray(self.family.logcdf(0.0, params), float)
-            mass = below_one + np.log1p(-np.exp(np.minimum(below_zero - below_one, 0.0)))
+        fam = self.family
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cdf1, cdf0 = (np.asarray(fam.logcdf(v, params), float) for v in (1.0, 0.0))
+            sf0, sf1 = (np.asarray(fam.logsf(v, params), float) for v in (0.0, 1.0))
+            # F(1) - F(0) from the side where both terms are small (no cancellation), and
+            # 1 - F(0) - S(1) when the frame holds the median
+            from_cdf = cdf1 + log1mexp(np.minimum(cdf0 - cdf1, 0.0))
+            from_sf = sf0 + log1mexp(np.minimum(sf1 - sf0, 0.0))
+            straddle = np.log1p(-np.exp(cdf0) - np.exp(sf1))
+            log_half = -np.log(2.0)
+            mass = np.where(cdf1 <= log_half, from_cdf, np.where(sf0 <= log_half, from_sf, straddle))
         return np.where(np.isfinite(mass), mass, -np.inf)
 
     def initial(self, z, w):

@@ -55,6 +55,13 @@ def half_square_standardised(v, loc, scale):
     return z
 
 
+def log1mexp(x):
+    """log(1 - exp(x)) for x <= 0, accurate at both ends (Maechler 2012)."""
+    x = np.asarray(x, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
 def log_diff_ndtr(a, b):
     """log(Phi(b) - Phi(a)) for a < b, accurate in both tails."""
     a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))

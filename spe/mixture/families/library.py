@@ -11,7 +11,7 @@ import numpy as np
 from scipy import special, stats
 
 from .base import (_LOG_2PI, _EULER, SCALE_PRIOR, SHAPE_PRIOR, LOCATION_PRIOR, _weighted_moments, _weighted_median,
-                   log_diff_ndtr, half_square_standardised, _truncated_ppf, Family)
+                   log_diff_ndtr, log1mexp, half_square_standardised, _truncated_ppf, Family)
 from ..priors import LogNormal, Normal
 
 
@@ -142,6 +142,11 @@ class GammaFamily(Family):
         with np.errstate(divide="ignore"):
             return np.log(special.gammainc(k, np.maximum(v, 0.0) / theta))
 
+    def logsf(self, v, params):
+        k, theta = params
+        with np.errstate(divide="ignore"):
+            return np.log(special.gammaincc(k, np.maximum(v, 0.0) / theta))
+
     def median(self, params):
         k, theta = params
         return theta * special.gammaincinv(k, 0.5)
@@ -179,6 +184,12 @@ class LogNormalFamily(Family):
             out = special.log_ndtr((np.log(v) - mu) / sigma)
         return np.where(v > 0, out, -np.inf)
 
+    def logsf(self, v, params):
+        mu, sigma = params
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = special.log_ndtr(-(np.log(v) - mu) / sigma)
+        return np.where(v > 0, out, 0.0)
+
     def median(self, params):
         mu, _ = params
         return np.exp(mu)
@@ -211,6 +222,11 @@ class GumbelRight(Family):
         with np.errstate(over="ignore"):
             return -np.exp(-(v - loc) / scale)
 
+    def logsf(self, v, params):
+        loc, scale = params
+        with np.errstate(over="ignore", divide="ignore"):
+            return log1mexp(-np.exp(-(v - loc) / scale))
+
     def median(self, params):
         loc, scale = params
         return loc - scale * np.log(np.log(2.0))
@@ -241,7 +257,12 @@ class GumbelLeft(Family):
     def logcdf(self, v, params):
         loc, scale = params
         with np.errstate(over="ignore", divide="ignore"):
-            return np.log(-np.expm1(-np.exp((v - loc) / scale)))
+            return log1mexp(-np.exp((v - loc) / scale))
+
+    def logsf(self, v, params):
+        loc, scale = params
+        with np.errstate(over="ignore"):
+            return -np.exp((v - loc) / scale)
 
     def median(self, params):
         loc, scale = params
@@ -276,8 +297,13 @@ class Gompertz(Family):
     def logcdf(self, v, params):
         c, scale = params
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            out = np.log(-np.expm1(-c * np.expm1(np.maximum(v, 0.0) / scale)))
+            out = log1mexp(-c * np.expm1(np.maximum(v, 0.0) / scale))
         return np.where(v > 0, out, -np.inf)
+
+    def logsf(self, v, params):
+        c, scale = params
+        with np.errstate(over="ignore"):
+            return -c * np.expm1(np.maximum(v, 0.0) / scale)
 
     def median(self, params):
         c, scale = params
@@ -314,6 +340,12 @@ class Frechet(Family):
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             out = -np.power(np.maximum(v, 0.0) / scale, -c)
         return np.where(v > 0, out, -np.inf)
+
+    def logsf(self, v, params):
+        c, scale = params
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            out = log1mexp(-np.power(np.maximum(v, 0.0) / scale, -c))
+        return np.where(v > 0, out, 0.0)
 
     def median(self, params):
         c, scale = params
