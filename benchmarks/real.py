@@ -528,11 +528,17 @@ def run_stamp() -> str:
 
 
 def git_commit():
+    """The commit the code came from; "+uncommitted" when the package or a benchmark script
+    differs from it (a stamp must name the code that made the numbers)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
+        commit = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--", "spe", "benchmarks/*.py")
     except Exception:
         return "unknown"
+    return commit + ("+uncommitted" if changed else "")
 
 
 def point_estimates(rows, methods):
