@@ -35,6 +35,7 @@ from spe.scores.data import prepare
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from real import git_commit  # noqa: E402
+from thresholds_peers import score_classifier  # noqa: E402
 GRID = DEFAULT_RECALL_GRID
 LEVEL = 0.9
 
@@ -207,22 +208,6 @@ def label_efficiency(quick, log, ssme_runs):
 
 
 # ---- threshold choice against learn-then-test and CV tuning ------------------------------
-def _score_classifier():
-    from sklearn.base import BaseEstimator, ClassifierMixin
-
-    class ScoreClassifier(ClassifierMixin, BaseEstimator):
-        """A 'pretrained' classifier whose decision function is the given score column."""
-
-        def fit(self, X, y):
-            self.classes_ = np.array([0, 1])
-            return self
-
-        def decision_function(self, X):
-            return np.asarray(X)[:, 0]
-
-    return ScoreClassifier
-
-
 def thresholds(quick, log):
     """Equal label budgets: precision >= 0.9 at confidence 0.9 (spe vs MAPIE LTT), and max F1
     (spe vs scikit-learn TunedThresholdClassifierCV), scored on the true labels."""
@@ -235,7 +220,7 @@ def thresholds(quick, log):
     budgets = [20, 100] if quick else [10, 20, 50, 100]
     repeats = 3 if quick else 20
     setups = [("svm", 3)] if quick else [("svm", 3), ("logres", 8), ("svm", 8)]
-    score_clf = _score_classifier()
+    score_clf = score_classifier()
     rows = []
     for clf, digit in setups:
         s, y = digits_scores(clf, digit)

@@ -26,20 +26,27 @@ def ltt_threshold(s, y, idx, constraints, level):
     return order[min(int(np.ceil(float(ctl.best_predict_param) * order.size)), order.size - 1)]
 
 
-def tuned_threshold(s, y, idx, constraints, seed):
-    """TunedThresholdClassifierCV on the labeled items, scoring the recall where the
-    precision target holds (0 elsewhere), or None when a fold lacks a class."""
+def score_classifier():
+    """A scikit-learn classifier whose decision function is the score column: the
+    classifier already trained, for the threshold tuners (scikit-learn imported on call)."""
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.metrics import make_scorer, precision_score, recall_score
-    from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV
 
-    class Scores(ClassifierMixin, BaseEstimator):
+    class ScoreClassifier(ClassifierMixin, BaseEstimator):
         def fit(self, X, y):
             self.classes_ = np.array([0.0, 1.0])
             return self
 
         def decision_function(self, X):
             return np.asarray(X)[:, 0]
+
+    return ScoreClassifier
+
+
+def tuned_threshold(s, y, idx, constraints, seed):
+    """TunedThresholdClassifierCV on the labeled items, scoring the recall where the
+    precision target holds (0 elsewhere), or None when a fold lacks a class."""
+    from sklearn.metrics import make_scorer, precision_score, recall_score
+    from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV
 
     p_min = constraints["min_precision"]
 
@@ -50,7 +57,7 @@ def tuned_threshold(s, y, idx, constraints, seed):
     labels = y[idx]
     if len(np.unique(labels)) < 2 or np.bincount(labels.astype(int)).min() < 2:
         return None
-    tuned = TunedThresholdClassifierCV(Scores(), scoring=make_scorer(recall_if_precise), response_method="decision_function",
+    tuned = TunedThresholdClassifierCV(score_classifier()(), scoring=make_scorer(recall_if_precise), response_method="decision_function",
                                        cv=StratifiedKFold(2, shuffle=True, random_state=seed)).fit(s[idx, None], labels)
     return float(tuned.best_threshold_)
 
