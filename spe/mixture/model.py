@@ -196,11 +196,10 @@ class MixtureModel:
         z = np.asarray(z, float)
         with np.errstate(all="ignore"):
             lf0, lf1 = self.neg.logpdf(z, p0), self.pos.logpdf(z, p1)
-            if self.bounded:
-                for lf, comp, params in ((lf0, self.neg, p0), (lf1, self.pos, p1)):
-                    if not comp.family.unit_support:  # a unit family's mass on the frame is 1
-                        mass = comp.log_frame_mass(params)
-                        lf -= np.where(np.isfinite(mass), mass, np.inf)  # off the frame: density 0
+            for lf, comp, params in ((lf0, self.neg, p0), (lf1, self.pos, p1)):
+                if self._truncated(comp):
+                    mass = comp.log_frame_mass(params)
+                    lf -= np.where(np.isfinite(mass), mass, np.inf)  # off the frame: density 0
             if censored is not None and np.any(censored):
                 for side, method in ((-1, "logcdf"), (1, "logsf")):
                     cols = np.flatnonzero(censored == side)
@@ -255,6 +254,11 @@ class MixtureModel:
         u = np.atleast_2d(np.asarray(u, dtype=float))
         return self.log_posterior(self.to_natural(u), data, oriented=oriented) + self.log_jacobian(u)
 
+    def _truncated(self, comp) -> bool:
+        """Whether ``comp`` is truncated to the frame: on a bounded frame, unless its family
+        lives on the unit interval already (its mass there is 1)."""
+        return self.bounded and not comp.family.unit_support
+
     def coarsened(self, zeta) -> "MixtureModel":
         """The same model with the unlabeled likelihood raised to ``zeta``."""
         return MixtureModel(self.neg, self.pos, self.priors, unlabeled_power=zeta, bounded=self.bounded)
@@ -270,7 +274,7 @@ class MixtureModel:
     def _frame_cdf(self, comp, z, params):
         """P(Z <= z) of one component, conditional on the frame when it is bounded."""
         cdf = np.exp(comp.logcdf(z, params))
-        if not self.bounded or comp.family.unit_support:
+        if not self._truncated(comp):
             return cdf
         at_zero = np.exp(comp.logcdf(np.zeros_like(z), params))
         return np.clip((cdf - at_zero) / np.exp(comp.log_frame_mass(params)), 0.0, 1.0)
@@ -283,7 +287,7 @@ class MixtureModel:
         for label, comp, params in ((0, self.neg, p0), (1, self.pos, p1)):
             mask = y == label
             q = rng.random(int(mask.sum()))
-            if self.bounded and not comp.family.unit_support:  # P(Z > z | frame) = q
+            if self._truncated(comp):  # P(Z > z | frame) = q
                 above_one, above_zero = (float(np.exp(np.ravel(comp.logsf(np.array([[v]]), params))[0]))
                                          for v in (1.0, 0.0))
                 q = above_one + q * (above_zero - above_one)
