@@ -1,6 +1,6 @@
 import pytest
 
-from .helpers import hide_labels, simulate_scores
+from tests.helpers import hide_labels, simulate_scores
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 import spe
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 real = pytest.importorskip("real")
 
 

@@ -18,7 +18,7 @@ from spe.pooling.label_posterior import allocate, combine
 from spe.mixture.priors import Beta, LogNormal, Normal
 from spe.pooling.stacking import stacking_weights
 
-from .helpers import simulate_scores
+from tests.helpers import simulate_scores
 
 
 def posterior_cdf_at(draws, weights, value):

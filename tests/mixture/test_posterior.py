@@ -13,7 +13,7 @@ from spe.exceptions import SamplingWarning
 from spe.mixture.posterior import importance_sample, run_emcee, sample_posterior
 from spe.scores.data import prepare
 
-from .helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
+from tests.helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
 THETA = [0.3, 2.0, 0.1, 0.7, 0.12]
 GRID = np.linspace(0.05, 0.95, 19)

@@ -15,7 +15,7 @@ from spe.assessment.metrics import expected_calibration_error
 from spe.assessment.priors import spe_group_moments
 from spe.assessment.simulate import run
 
-from .helpers import simulate_scores
+from tests.helpers import simulate_scores
 
 
 # ---- conjugate posteriors ----------------------------------------------------------------

@@ -11,7 +11,7 @@ from spe.surface import count_arms, surface_from_counts
 from spe.surface.effects import anova_effects
 from spe.surface.laplace import LatentLogistic, Priors
 
-from .helpers import hide_labels as hide
+from tests.helpers import hide_labels as hide
 
 
 def world(seed, n=3000, arm_sd=0.8, calibrated=False, levels=(3, 4, 3)):

@@ -4,7 +4,7 @@ code prints now (``python benchmarks/docs_blocks.py`` regenerates them)."""
 import importlib.util
 from pathlib import Path
 
-BLOCKS = Path(__file__).resolve().parents[1] / "benchmarks" / "docs_blocks.py"
+BLOCKS = Path(__file__).resolve().parents[2] / "benchmarks" / "docs_blocks.py"
 
 
 def test_quoted_outputs_are_current():

@@ -11,7 +11,7 @@ import spe
 from spe.metrics.sweeps import labeled_sweep, sample_auroc
 
 
-DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 COMPAS = DATA / "compas_violent_recidivism_race_fairness.npz"
 
 

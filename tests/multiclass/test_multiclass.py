@@ -104,7 +104,7 @@ def test_inverse_temperature_is_recovered_from_many_labels():
     assert lo < 3.0 < hi and hi - lo < 1.5
 
 
-DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 
 
 @pytest.mark.skipif(not (DATA / "20news_labelerrors_cv.npz").exists(), reason="shared real data not present")

@@ -5,7 +5,7 @@ import pytest
 
 import spe
 
-from .helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
+from tests.helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
 THETA = [0.3, 2.0, 0.1, 0.68, 0.12]
 

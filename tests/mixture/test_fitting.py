@@ -9,7 +9,7 @@ from spe.mixture.selection import candidate_pairs, select_families
 from spe.mixture.model import MixtureModel
 from spe.scores.data import prepare
 
-from .helpers import hide_labels, simulate_scores
+from tests.helpers import hide_labels, simulate_scores
 
 # (negative, positive, [pi, phi0..., phi1...]) in unit-score units
 CASES = [

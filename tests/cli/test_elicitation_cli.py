@@ -16,7 +16,7 @@ from spe.cli import build_parser, main
 from spe.cli.elicit import run
 from spe.elicitation import paper_probabilities
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("cat", "dog", "bird")
 OPTIONS = ["--prob-cols", "cat,dog,bird", "--tolerance", "0.25", "--seed", "0"]
 

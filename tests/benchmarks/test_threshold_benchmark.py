@@ -8,7 +8,7 @@ import pytest
 
 from spe.metrics import thresholds as R
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 bench = pytest.importorskip("thresholds")
 
 
