@@ -15,39 +15,45 @@ and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries,
 -> :mod:`spe.cli`. The method: the documentation's "Method" page.
 """
 
-from . import _compat, datasets
-from .api import fit
+from . import _compat, assessment, datasets, exceptions
+from ._fit import fit
 from .calibration import CalibrationFit
 from .elicitation import ElicitedMetric, elicit_metric
-from .exceptions import SamplingWarning
+from .exceptions import (CLIError, ElicitationStopped, FitError, InconsistentAnswersWarning, InputError, InputWarning,
+                         LabelCheckWarning, SamplingWarning, StateError)
 from .metrics import (DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, ROCCurve, ThresholdDecision,
                       exact_precision_at_recall, exact_tpr_at_fpr)
-from .mixture import FAMILIES, Family, FitError, Misfit, MixtureFit, priors, register_family
+from .mixture import Misfit, MixtureFit
 from .multiclass import MulticlassResult, fit_multiclass
 from .pooling import LabelPosterior
 from .report import SPEResult, Summary
 from .scores import ScoreCounts, count_dask, count_scores, read_parquet
-from .several import ManyResult, fit_many
-from .surface import AccuracySurface, accuracy_surface
+from .several import ManyMulticlassResult, ManyResult, ModelResult, fit_many
+from .surface import AccuracySurface, UncertainAttribute, accuracy_surface
 
 __all__ = [
-    "fit", "read_parquet", "count_dask", "count_scores", "ScoreCounts", "fit_multiclass", "MulticlassResult",
-    "fit_many", "ManyResult", "accuracy_surface", "AccuracySurface",
-    "SPEResult", "Summary", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
-    "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "FitError", "SamplingWarning",
-    "FAMILIES", "Family", "register_family", "priors", "datasets",
+    # entry points
+    "fit", "fit_multiclass", "fit_many", "accuracy_surface", "elicit_metric", "assessment",
+    "read_parquet", "count_dask", "count_scores", "datasets",
+    # results and what they hold
+    "SPEResult", "Summary", "MulticlassResult", "ManyResult", "ManyMulticlassResult", "ModelResult",
+    "AccuracySurface", "ElicitedMetric", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
+    "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "ScoreCounts", "UncertainAttribute",
     "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",
-    "elicit_metric", "ElicitedMetric",
+    # errors and warnings (all defined in spe.exceptions)
+    "exceptions", "FitError", "InputError", "StateError", "CLIError", "ElicitationStopped",
+    "SamplingWarning", "LabelCheckWarning", "InputWarning", "InconsistentAnswersWarning",
 ]
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 _compat.install()
 
 
 def __getattr__(name):
-    """``spe.results``, ``spe.curves``, ...: the modules of spe 0.2's flat layout."""
+    """Old names: ``spe.results``, ``spe.curves``, ... (the modules of spe 0.2's flat layout)
+    and names that moved to a room (``spe.FAMILIES``), each with a FutureWarning."""
     if name in _compat.MOVED:
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _compat.moved_name(__name__, name)

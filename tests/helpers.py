@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from spe.mixture.families import get_component
-from spe.mixture.model import MixtureModel
+from spe.mixture import get_component
+from spe.mixture import MixtureModel
 
 
 def simulate_scores(neg, pos, theta, n, seed):

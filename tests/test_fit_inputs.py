@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spe
-from spe.scores.orientation import ORIENTATION_PROBABILITY, reversed_probability
-from spe.scores.data import prepare
+from spe.scores import ORIENTATION_PROBABILITY, reversed_probability
+from spe.scores import prepare
 
 RNG = np.random.default_rng(0)
 FAST = dict(families=("truncnorm", "truncnorm"), n_draws=50, seed=0)
@@ -155,7 +155,7 @@ def test_bad_options(small_result, call, err, match):
         (dict(n_draws=-5), "n_draws"),
         (dict(inference="nuts"), "inference"),
         (dict(proposal="uniform"), "proposal"),
-        (dict(prior={"neg.nope": spe.priors.Normal(0, 1)}), "unknown parameter"),
+        (dict(prior={"neg.nope": spe.mixture.priors.Normal(0, 1)}), "unknown parameter"),
     ],
 )
 def test_bad_fit_options(kwargs, match):
@@ -243,7 +243,7 @@ def test_reversed_scores_are_refused_unless_declared():
 
 
 def test_api_and_cli_share_one_label_parser():
-    from spe.scores.validation import as_labels
+    from spe.scores import as_labels
 
     np.testing.assert_array_equal(as_labels(["Yes", "no", "TRUE", "0", "", "NA", None, 1], 8),
                                   [1, 0, 1, 0, np.nan, np.nan, np.nan, 1])

@@ -4,7 +4,8 @@ Rooms (subpackages) sit on floors; a module imports only from its own room or fr
 on lower floors (data flows down: scores -> score models -> pooling -> metrics ->
 results -> entry points -> CLI), never another room's private (``_``) modules. No module
 is longer than 400 lines, and the top level holds only the entry points and thin modules.
-Old module paths of the flat layout keep answering.
+Old module paths and names keep answering, with a FutureWarning;
+every exception and warning is defined in ``spe/exceptions.py``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
 import spe
-from spe._compat import MOVED
+from spe._compat import MOVED, NAMES
 
 ROOT = Path(spe.__file__).parent
 #: Lowest floor first. A room may import from its own floor's *same* room and lower floors.
@@ -29,12 +32,13 @@ FLOORS = (
     ("pooling",),
     ("metrics",),
     ("report",),
-    ("api", "multiclass", "assessment"),
+    ("_fit", "multiclass", "assessment"),
     ("several", "surface", "elicitation"),
+    ("aaa",),
     ("cli",),
 )
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
-TOP_LEVEL_FILES = {"__init__.py", "__main__.py", "api.py", "datasets.py", "exceptions.py", "_compat.py"}
+TOP_LEVEL_FILES = {"__init__.py", "__main__.py", "_fit.py", "datasets.py", "exceptions.py", "_compat.py"}
 MAX_LINES = 400
 
 
@@ -95,29 +99,79 @@ def test_top_level_holds_only_entry_points_and_thin_modules():
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_module_paths_still_import(old):
-    module = importlib.import_module(f"spe.{old}")
+def test_old_module_paths_still_import_with_a_future_warning(old):
+    name = f"spe.{old}"
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]  # a previous test may have imported it already
+    with pytest.warns(FutureWarning, match=rf"{re.escape(name)} is deprecated since spe 0.3 .* removed in spe 0\.4"):
+        module = importlib.import_module(name)
     parts = MOVED[old]
     new = importlib.import_module(f"spe.{parts[0]}")
     if len(parts) == 1:
         assert module is new
-        assert getattr(spe, old) is new
     else:
         public = [k for k in vars(new) if not k.startswith("_")]
         assert all(getattr(module, k) is getattr(new, k) for k in public)
 
 
-def test_documented_old_imports_work():
-    from spe.assessment.assessor import Assessor  # noqa: F401
-    from spe.calibration import calibrate, item_probabilities  # noqa: F401
-    from spe.many import ManyResult, fit_many
-    from spe.multiclass import MulticlassResult, fit_multiclass
-    from spe.results import SPEResult
+@pytest.mark.parametrize("module, old", sorted(NAMES))
+def test_moved_names_answer_with_a_future_warning(module, old):
+    home, new = NAMES[(module, old)]
+    namespace = importlib.import_module(module)
+    if isinstance(vars(namespace).get(old), type(spe)):
+        del vars(namespace)[old]  # an old module path of the same name, imported by the test above
+    with pytest.warns(FutureWarning, match="removed in spe 0.4"):
+        value = getattr(namespace, old)
+    assert value is getattr(importlib.import_module(home), new)
 
-    assert (fit_many, ManyResult, fit_multiclass, MulticlassResult, SPEResult) == (
-        spe.fit_many, spe.ManyResult, spe.fit_multiclass, spe.MulticlassResult, spe.SPEResult)
+
+def test_documented_old_imports_work():
+    for old in ("spe.assessment.assessor", "spe.many", "spe.results"):
+        sys.modules.pop(old, None)
+    with pytest.warns(FutureWarning):
+        from spe.assessment.assessor import Assessor
+        from spe.many import ManyResult, fit_many
+        from spe.results import SPEResult
+    from spe.multiclass import MulticlassResult, fit_multiclass
+
+    assert (Assessor, fit_many, ManyResult, fit_multiclass, MulticlassResult, SPEResult) == (
+        spe.assessment.Assessor, spe.fit_many, spe.ManyResult, spe.fit_multiclass, spe.MulticlassResult,
+        spe.SPEResult)
 
 
 def test_every_public_name_is_importable():
     for name in spe.__all__:
         assert getattr(spe, name) is not None
+
+
+def _exception_classes(path: Path):
+    """Classes in ``path`` whose bases name an exception or warning."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            if any(b.endswith(("Exception", "Error", "Warning")) for b in bases):
+                yield node.name
+
+
+def test_every_exception_and_warning_is_defined_in_spe_exceptions():
+    elsewhere = {f"{p.relative_to(ROOT)}: {name}" for p in modules() if p.name != "exceptions.py"
+                 for name in _exception_classes(p)}
+    assert not elsewhere, f"define these in spe/exceptions.py: {sorted(elsewhere)}"
+    defined = set(_exception_classes(ROOT / "exceptions.py"))
+    assert defined == set(spe.exceptions.__all__) <= set(spe.__all__)
+
+
+def test_implementation_modules_are_private():
+    """A room's public names are its ``__init__``'s; every other module name starts with ``_``
+    (``_util``'s modules sit in a private room already)."""
+    public = [str(p.relative_to(ROOT)) for p in modules()
+              if len(p.relative_to(ROOT).parts) > 1 and p.relative_to(ROOT).parts[0] != "_util"
+              and not any(part.startswith("_") for part in p.relative_to(ROOT).parts)]
+    assert not public, f"implementation modules with public paths: {public}"
+
+
+def test_each_room_has_a_test_folder():
+    tests = Path(__file__).parent
+    rooms = {m.name for m in pkgutil.iter_modules(spe.__path__) if m.ispkg} - {"data", "_util"}
+    missing = sorted(r for r in rooms if not (tests / r).is_dir())
+    assert not missing, f"rooms without a tests/ folder: {missing}"

@@ -13,6 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
+
 @contextlib.contextmanager
 def locked(path: Path):
     """Hold an exclusive lock on ``STATE.lock``, and remove that file when done.

@@ -1,16 +1,20 @@
 """Active Bayesian assessment (Ji et al.), fed by SPE posteriors as informative priors.
 
-Data flow: items -> groups (:mod:`.groups`) -> priors per group (:mod:`.priors`, from
+Data flow: items -> groups (``_groups``) -> priors per group (``_priors``, from
 nothing, from scores, or from an SPE result) -> Bayesian group metrics
-(:mod:`.metrics`) -> which item to label next (:mod:`.strategies`) -> a labeling
-session that survives restarts (:mod:`.assessor`); :mod:`.simulate` replays it against
+(``_metrics``) -> which item to label next (``_strategies``) -> a labeling
+session that survives restarts (``_assessor``); ``_simulate`` replays it against
 an oracle.
 """
 
-from .assessor import Assessor, StateError
-from .groups import bin_groups, class_groups, encode_groups
-from .metrics import BetaGroups, DirichletColumns, rope_probabilities
-from .priors import multiclass_informed_prior, score_informed_prior, spe_informed_prior, uninformative_prior
+from ._assessor import Assessor
+from ..exceptions import StateError
+from ._groups import bin_groups, class_groups, encode_groups
+from ._metrics import BetaGroups, DirichletColumns, rope_probabilities
+from ._priors import multiclass_informed_prior, score_informed_prior, spe_informed_prior, uninformative_prior
+
+# Names the rooms above import (not in __all__: internal, may change without notice)
+from ._assessor import read_state
 
 __all__ = [
     "Assessor", "StateError", "BetaGroups", "DirichletColumns", "rope_probabilities",

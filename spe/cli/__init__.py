@@ -18,8 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, elicit, fit, label, surface, threshold
-from ._common import CLIError
+from . import (_demo as demo, _elicit as elicit, _fit as fit, _label as label, _surface as surface,
+               _threshold as threshold)
+from ..exceptions import CLIError
 
 #: Subcommands in the order ``spe --help`` lists them.
 COMMANDS = (fit, threshold, label, surface, elicit, demo)

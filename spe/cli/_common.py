@@ -10,14 +10,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..api import fit
-from ..metrics import curves as C
-from ..scores.tables import load_scores
-
-
-class CLIError(Exception):
-    """A user-facing error: printed as one line, exit status 2."""
-
+from .._fit import fit
+from ..exceptions import CLIError
+from ..metrics import check_level
+from ..scores import load_scores
 
 OPTION_NAMES = ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label")
 
@@ -53,7 +49,7 @@ def notes():
 
 
 def fit_result(scores, labels, args):
-    C.check_level(args.level)
+    check_level(args.level)
     with notes():
         return fit(
             scores, labels, model=[m.strip() for m in args.model.split(",")] if "," in args.model else args.model,

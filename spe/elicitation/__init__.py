@@ -5,27 +5,32 @@
 
 The oracle (a person, or a function) compares two confusion matrices reachable on the
 user's items; the answers pin down the metric (Hiranandani et al., *Multiclass Performance
-Metric Elicitation*): weighted accuracy (:mod:`~spe.elicitation.diagonal`, Algorithm 1), a
-cost per mistake (:mod:`~spe.elicitation.sphere`, Algorithm 2, with the offline radius of
-:mod:`~spe.elicitation.radius`) or linear-fractional metrics
-(:mod:`~spe.elicitation.fractional`), with a posterior over the weights
-(:mod:`~spe.elicitation.posterior`) and the rule's value on the items from an spe fit
-(:mod:`~spe.elicitation.evaluation`). Data flow: :mod:`~spe.elicitation.space` (the
-reachable matrices) -> :mod:`~spe.elicitation.search` (one-dimensional searches,
-:mod:`~spe.elicitation.chords` where the boundary is flat) -> the algorithms ->
-:class:`~spe.elicitation.result.ElicitedMetric`.
+Metric Elicitation*): weighted accuracy (``_diagonal``, Algorithm 1), a
+cost per mistake (``_sphere``, Algorithm 2, with the offline radius of
+``_radius``) or linear-fractional metrics
+(``_fractional``), with a posterior over the weights
+(``_posterior``) and the rule's value on the items from an spe fit
+(``_evaluation``). Data flow: ``_space`` (the
+reachable matrices) -> ``_search`` (one-dimensional searches,
+``_chords`` where the boundary is flat) -> the algorithms ->
+:class:`~spe.elicitation.ElicitedMetric`.
 """
 
-from .elicit import InconsistentAnswersWarning, elicit_metric
-from .evaluation import Evaluation
-from .families import FAMILIES, DiagonalLinear, Fractional, Linear, f_beta
-from .oracles import Asker, Query, bradley_terry_oracle, noisy_oracle, truthful_oracle
-from .posterior import AnswerModel, WeightPosterior
-from .result import ElicitedMetric
-from .simulate import paper_probabilities, random_metric
+from ..exceptions import InconsistentAnswersWarning
+from ._elicit import elicit_metric
+from ._evaluation import Evaluation
+from ._families import METRIC_FAMILIES, DiagonalLinear, Fractional, Linear, f_beta
+from ._oracles import Asker, Query, bradley_terry_oracle, noisy_oracle, truthful_oracle
+from ._posterior import AnswerModel, WeightPosterior
+from ._result import ElicitedMetric
+from ._simulate import paper_probabilities, random_metric
+
+# Names the rooms above import (not in __all__: internal, may change without notice)
+from ._result import question_budget
+from ._summary import rule_text
 
 __all__ = [
-    "elicit_metric", "ElicitedMetric", "Evaluation", "InconsistentAnswersWarning", "FAMILIES", "DiagonalLinear",
+    "elicit_metric", "ElicitedMetric", "Evaluation", "InconsistentAnswersWarning", "METRIC_FAMILIES", "DiagonalLinear",
     "Linear", "Fractional", "f_beta", "truthful_oracle", "noisy_oracle", "bradley_terry_oracle", "Asker", "Query",
     "AnswerModel", "WeightPosterior", "paper_probabilities", "random_metric",
 ]

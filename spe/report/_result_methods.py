@@ -1,4 +1,4 @@
-"""Builders for :class:`~spe.report.results.SPEResult`'s families of near-identical accessors.
+"""Builders for :class:`~spe.report.SPEResult`'s families of near-identical accessors.
 
 The result exposes many accessors that differ only in a name and a function: the fitted
 mixture's attributes, the scalar metrics, the plots. Each family is built here once.
@@ -6,7 +6,7 @@ mixture's attributes, the scalar metrics, the plots. Each family is built here o
 
 from __future__ import annotations
 
-from . import plot
+from . import _plot as plot
 
 
 def mixture_attribute(path, doc):
@@ -24,9 +24,9 @@ def mixture_attribute(path, doc):
 
 
 def plot_method(name, doc):
-    """A plotting method that hands the result to :mod:`spe.report.plot`.
+    """A plotting method that hands the result to ``_plot``.
 
-    :mod:`spe.report.plot` never imports the results module (it reads a result through its public
+    ``_plot`` never imports the results module (it reads a result through its public
     accessors, and imports matplotlib only when it draws), so this is no cycle.
     """
 

@@ -1,25 +1,24 @@
 """Accuracy surfaces: a classifier's accuracy on every combination of attributes (AAA).
 
-Data flow: attributes -> arms (:mod:`.arms`) -> counts per arm and confidence cell
-(:mod:`.counts`, mergeable) -> the multilevel model of correctness with the recalibrated
-confidence (:mod:`.effects`, :mod:`.laplace`, :mod:`.model`) -> draws of each arm's
-realised accuracy (:mod:`.realised`) -> :class:`AccuracySurface` (tables, marginals,
-which items to label next (:mod:`.suggest`), summary and heatmap (:mod:`.report`)).
+Data flow: attributes -> arms (``_arms``) -> counts per arm and confidence cell
+(``_counts``, mergeable) -> the multilevel model of correctness with the recalibrated
+confidence (``_effects``, ``_laplace``, ``_model``) -> draws of each arm's
+realised accuracy (``_realised``) -> :class:`AccuracySurface` (tables, marginals,
+which items to label next (``_suggest``), summary and heatmap (``_summary``)).
 
 The AAA paper's own estimators (CPredictor, Beta-I, BernGP, BetaGP, BetaGP-SL, BetaGP-SLP)
-are in :data:`.ladder.LADDER`, its variance-based exploration in :mod:`.explore`;
-:func:`.simulate.simulate_surface` generates surfaces with a known truth.
+and its variance-based exploration are in :mod:`spe.aaa`; :func:`simulate_surface`
+generates surfaces with a known truth.
 """
 
-from .arms import Arms, encode_arms
-from .counts import ArmCounts, count_arms
-from .estimate import ArmEstimate
-from .fit import accuracy_surface, surface_from_counts
-from .ladder import LADDER, realised
-from .result import AccuracySurface
-from .simulate import SimulatedSurface, simulate_surface
-from .uncertain import UncertainAttribute
+from ._arms import Arms, encode_arms
+from ._counts import ArmCounts, count_arms
+from ._estimate import ArmEstimate
+from ._fit import accuracy_surface, surface_from_counts
+from ._result import AccuracySurface
+from ._simulate import SimulatedSurface, simulate_surface
+from ._uncertain import UncertainAttribute
 
 __all__ = ["accuracy_surface", "surface_from_counts", "AccuracySurface", "Arms", "encode_arms", "ArmCounts",
-           "count_arms", "ArmEstimate", "UncertainAttribute", "LADDER", "realised", "SimulatedSurface",
+           "count_arms", "ArmEstimate", "UncertainAttribute", "SimulatedSurface",
            "simulate_surface"]

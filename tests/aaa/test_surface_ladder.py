@@ -11,17 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spe.surface.arms import encode_arms
-from spe.surface.baselines import confidence_only, fit_beta_i
-from spe.surface.berngp import evidence_and_gradient, prior_mean
-from spe.surface.beta_binomial import beta_binomial, dirichlet, dirichlet_coupling
-from spe.surface.betagp import BetaGP
-from spe.surface.explore import pick_items, suggest_items, variance_policy
-from spe.surface.estimate import ArmEstimate
-from spe.surface.kernel import arm_data, distance, mismatch, nearest
-from spe.surface.ladder import LADDER, realised
-from spe.surface.observation_pooling import pool_sparse
-from spe.surface.simulate import simulate_surface
+from spe.surface import encode_arms
+from spe.aaa import confidence_only, fit_beta_i
+from spe.aaa._berngp import evidence_and_gradient, prior_mean
+from spe.aaa._beta_binomial import beta_binomial, dirichlet, dirichlet_coupling
+from spe.aaa import BetaGP
+from spe.aaa import pick_items, suggest_items, variance_policy
+from spe.surface import ArmEstimate
+from spe.aaa._kernel import arm_data, distance, mismatch, nearest
+from spe.aaa import LADDER, realised
+from spe.aaa._observation_pooling import pool_sparse
+from spe.surface import simulate_surface
 
 LEVELS = (2, 3, 4, 5)
 
@@ -80,6 +80,7 @@ def test_generator_rejects_bad_designs():
 
 
 # ---- estimation -------------------------------------------------------------------------
+@pytest.mark.statistical
 def test_every_gp_recovers_a_known_surface_better_than_beta_i():
     errors = {name: [] for name in ("Beta-I", "BernGP", "BetaGP", "BetaGP-SL", "BetaGP-SLP")}
     for seed in (0, 1):

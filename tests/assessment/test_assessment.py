@@ -8,12 +8,12 @@ import pytest
 from scipy import stats
 
 import spe
-from spe.assessment import (Assessor, BetaGroups, DirichletColumns, StateError, bin_groups, class_groups,
-                            encode_groups, rope_probabilities, score_informed_prior, spe_informed_prior,
-                            uninformative_prior)
-from spe.assessment.metrics import expected_calibration_error
-from spe.assessment.priors import spe_group_moments
-from spe.assessment.simulate import run
+from spe.assessment import (Assessor, BetaGroups, DirichletColumns, bin_groups, class_groups, encode_groups,
+                            rope_probabilities, score_informed_prior, spe_informed_prior, uninformative_prior)
+from spe.exceptions import StateError
+from spe.assessment._metrics import expected_calibration_error
+from spe.assessment._priors import spe_group_moments
+from spe.assessment._simulate import run
 
 from tests.helpers import simulate_scores
 
@@ -81,6 +81,7 @@ def test_score_informed_prior_is_ji_et_al():
     np.testing.assert_allclose(prior.beta, [0.4, 0.8])
 
 
+@pytest.mark.statistical
 def test_spe_prior_moments_match_label_draws():
     """The closed-form group moments equal the Monte Carlo over SPE's own label draws."""
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 800, seed=4)

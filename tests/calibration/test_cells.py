@@ -7,8 +7,9 @@ import pytest
 from scipy import stats
 
 import spe
-from spe.calibration.cells import MAX_CELLS, PRIOR_SHAPE, fit_cells
-from spe.scores.counts import count_scores
+from spe.calibration import MAX_CELLS, fit_cells
+from spe.calibration._cells import PRIOR_SHAPE
+from spe.scores import count_scores
 
 
 def hard_predictions(rng, n=3000, prevalence=0.2, recall=0.8, fpr=0.1):

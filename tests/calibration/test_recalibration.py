@@ -17,6 +17,7 @@ def true_rates(scores, y, t):
     return precision, tp / y.sum()
 
 
+@pytest.mark.statistical
 def test_chosen_threshold_meets_constraints_at_stated_rate():
     met, feasible = [], 0
     for seed in range(40):

@@ -10,13 +10,14 @@ import pytest
 from scipy import special, stats
 
 import spe
-from spe.mixture import misfit
-from spe.calibration.maps import (CALIBRATED_PRIOR, NEARLY_CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, Features,
-                                  _gradient_hessian, _log_posterior, fit_calibration_map, rounding_clips)
-from spe.scores.frame import PROBABILITY_EPS
-from spe.pooling.label_posterior import allocate, combine
-from spe.mixture.priors import Beta, LogNormal, Normal
-from spe.pooling.stacking import stacking_weights
+from spe.mixture import _misfit as misfit
+from spe.calibration._maps import (CALIBRATED_PRIOR, NEARLY_CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, Features,
+                                   _gradient_hessian, _log_posterior)
+from spe.calibration import fit_calibration_map, rounding_clips
+from spe.scores import PROBABILITY_EPS
+from spe.pooling import allocate, combine
+from spe.mixture._priors import Beta, LogNormal, Normal
+from spe.pooling import stacking_weights
 
 from tests.helpers import simulate_scores
 
@@ -142,6 +143,7 @@ def _calibration_case(seed, slope, n_labels):
     return s, y, np.where(np.arange(s.size) < n_labels, y, np.nan)
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize(("slope", "n_labels", "gain"), [(1.0, 20, True), (3.0, 50, False)])
 def test_calibrated_member_helps_calibrated_scores_and_stays_honest_otherwise(slope, n_labels, gain):
     """Accuracy at 0.5 over 20 seeds, piecewise Platt alone vs with the 'calibrated' member.
@@ -273,6 +275,7 @@ def test_zero_labels_use_prior_weights():
     np.testing.assert_array_equal(lone.weights, res.fits["spline"].weights)
 
 
+@pytest.mark.statistical
 def test_mixture_posterior_passes_simulation_based_calibration():
     """Talts et al. (2018): theta from the prior, data from the model, posterior CDF uniform.
 
@@ -359,7 +362,7 @@ def test_pooled_probabilities_evaluate_each_needed_draw_once_with_the_same_resul
     (2, True, 0, ("cells",)),  # hard predictions
 ])
 def test_auto_score_models(n_values, probabilities, n_labeled, expected):
-    from spe.api import _score_models
+    from spe._fit import _score_models
 
     assert _score_models("auto", n_values, probabilities, n_labeled) == expected
 

@@ -245,7 +245,7 @@ def _label_items(tmp_path, n=40, labels=None):
 def test_label_answers_y_and_n_mean_yes_and_no_and_blank_asks_again(tmp_path, capsys):
     """Regression: 'y' was compared as text with the prediction '1' and stored as a wrong answer;
     a blank answer silently skipped the item."""
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     path = _label_items(tmp_path)
     state = tmp_path / "s.json"
@@ -264,7 +264,7 @@ def test_label_answers_y_and_n_mean_yes_and_no_and_blank_asks_again(tmp_path, ca
 
 
 def test_label_loads_existing_labels_and_checks_class_answers(tmp_path, capsys):
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     path = tmp_path / "cls.csv"
     path.write_text("score,pred,truth\n" + "".join(
@@ -289,7 +289,8 @@ def test_blank_rows_are_reported_and_rows_keep_their_file_numbers(tmp_path, caps
     assert main(["fit", str(path), "--score-col", "score", "--label-col", "label"]) == 2
     err = capsys.readouterr().err
     assert "row 5: 'abc' is not a number" in err
-    from spe.scores.tables import InputWarning, load_scores
+    from spe.exceptions import InputWarning
+    from spe.scores import load_scores
 
     path.write_text("score,label\n0.1,1\n,\n0.3,0\n0.5,\n\n")
     with pytest.warns(InputWarning, match=r"skipped 1 blank row\(s\) \(file row 3\)"):
@@ -385,7 +386,7 @@ def _oracle(y, n_questions, asked):
 
 def _refuses_class_names(tmp_path, options, match):
     """``spe label`` with class-name predictions and ``options`` raises ``match``."""
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     classes = tmp_path / "cls.csv"
     classes.write_text("score,pred\n0.1,cat\n0.9,dog\n0.5,cat\n")
@@ -396,7 +397,7 @@ def _refuses_class_names(tmp_path, options, match):
 
 
 def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     rng = np.random.default_rng(3)
     y = rng.random(300) < 0.3
@@ -423,7 +424,7 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
     """The SPE-informed prior holds the answers it was fitted on; the assessor counts only
     later answers, and a resumed session refits the prior on all of them."""
     from spe.assessment import Assessor, BetaGroups, spe_informed_prior
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     rng = np.random.default_rng(5)
     y = rng.random(300) < 0.3
@@ -468,7 +469,7 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
 
 
 def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(tmp_path, capsys):
-    from spe.cli.label import run as cmd_label
+    from spe.cli._label import run as cmd_label
 
     rng = np.random.default_rng(4)
     y = rng.random(200) < 0.3

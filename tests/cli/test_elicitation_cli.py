@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from spe.cli import build_parser, main
-from spe.cli.elicit import run
+from spe.cli._elicit import run
 from spe.elicitation import paper_probabilities
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import spe
-from spe.elicitation import (DiagonalLinear, ElicitedMetric, InconsistentAnswersWarning, Linear, bradley_terry_oracle,
-                             f_beta, noisy_oracle, paper_probabilities, random_metric, truthful_oracle)
-from spe.elicitation.fractional import canonical_of
-from spe.elicitation.radius import longest_step, sphere_radius
-from spe.elicitation.space import ConfusionSpace, offdiag
+from spe.elicitation import (DiagonalLinear, ElicitedMetric, Linear, bradley_terry_oracle, f_beta, noisy_oracle,
+                             paper_probabilities, random_metric, truthful_oracle)
+from spe.exceptions import InconsistentAnswersWarning
+from spe.elicitation._fractional import canonical_of
+from spe.elicitation._radius import longest_step, sphere_radius
+from spe.elicitation._space import ConfusionSpace, offdiag
 
 EPS = 0.01
 
@@ -278,6 +279,7 @@ def _labelled(probs, budget, seed):
     return y, labels
 
 
+@pytest.mark.statistical
 def test_evaluate_gives_the_rules_value_on_the_items_with_an_interval_that_covers():
     probs = paper_probabilities((1, 3, 5), n=600)
     covered = []
@@ -355,8 +357,8 @@ def test_the_papers_own_synthetic_classes_break_its_assumption_1(three):
     """eta_0 / eta_1 only spans [0.77, 5.7] on X in [-1, 1]: every share m above 0.57 gives
     the rule "always class 0". The paper's Algorithm 1 as written cannot locate a metric
     whose share lies there; the plateau-aware search does."""
-    from spe.elicitation.diagonal import elicit_diagonal
-    from spe.elicitation.oracles import Asker
+    from spe.elicitation._diagonal import elicit_diagonal
+    from spe.elicitation import Asker
 
     space = ConfusionSpace(three)
     switch = space.pair(0, 1).switch
@@ -393,7 +395,7 @@ class StepPath:
 
 
 def test_the_search_finds_the_best_vertex_through_plateaus_and_ties():
-    from spe.elicitation.search import search_best
+    from spe.elicitation._search import search_best
 
     rng = np.random.default_rng(0)
     for _ in range(40):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import spe
-from spe.metrics.suggest import pick_items, variance_reduction
+from spe.metrics._suggest import pick_items, variance_reduction
 
 
 def test_variance_reduction_is_the_law_of_total_variance():
@@ -92,7 +92,7 @@ def test_threshold_target_asks_about_items_near_the_decision(res):
     unl = ~res.data.is_labeled
     assert np.median(np.abs(s[picked] - t)) < np.median(np.abs(s[unl] - t))
     # the closed form equals the conditional-mean form for this two-column target
-    from spe.metrics.suggest import target_values, unlabeled_share, variance_reduction
+    from spe.metrics._suggest import target_values, unlabeled_share, variance_reduction
 
     sweep = res._sweep_of("sample")
     q = target_values("threshold", sweep, res.data.threshold, t)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spe.mixture.families import FAMILIES, Component, get_component, log_diff_ndtr, mirrored
+from spe.mixture import SCORE_FAMILIES, get_component
+from spe.mixture._families import Component, log_diff_ndtr, mirrored
 
 X_INSIDE = np.array([1e-3, 0.05, 0.2, 0.5, 0.77, 0.95, 0.999])
 X_OUTSIDE_UNIT = np.array([-0.5, -1e-3, 1.001, 2.0])
@@ -34,7 +35,7 @@ def reference(name, params):
         mass = stats.t.sf(a, df) - stats.t.sf(b, df) if a > 0 else stats.t.cdf(b, df) - stats.t.cdf(a, df)
         base = stats.t(df, loc=mu, scale=sigma)
         return lambda x: np.where((x >= 0) & (x <= 1), base.logpdf(x) - np.log(mass), -np.inf)
-    return FAMILIES[name].scipy_dist(params).logpdf
+    return SCORE_FAMILIES[name].scipy_dist(params).logpdf
 
 
 CDF_FAMILIES = ("normal", "skewnorm")  # hand-written cdf / survival function (hot on censored scores)
@@ -42,7 +43,7 @@ CDF_FAMILIES = ("normal", "skewnorm")  # hand-written cdf / survival function (h
 
 @pytest.mark.parametrize("name", CDF_FAMILIES)
 def test_closed_form_cdf_sf_and_median_match_scipy(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     x = np.concatenate([X_INSIDE, X_OUTSIDE_UNIT])
     for params in itertools.product(*GRIDS[name]):
         ref = fam.scipy_dist(params)
@@ -53,12 +54,12 @@ def test_closed_form_cdf_sf_and_median_match_scipy(name):
 
 
 def test_every_family_has_a_grid():
-    assert set(GRIDS) == set(FAMILIES)
+    assert set(GRIDS) == set(SCORE_FAMILIES)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 def test_logpdf_matches_scipy_over_grid(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     x = np.concatenate([X_INSIDE, X_OUTSIDE_UNIT])
     for params in itertools.product(*GRIDS[name]):
         ours = fam.logpdf(x, tuple(np.float64(p) for p in params))
@@ -71,9 +72,9 @@ def test_logpdf_matches_scipy_over_grid(name):
         np.testing.assert_allclose(ours[finite], ref[finite], rtol=1e-7, atol=1e-8, err_msg=f"{name} {params}")
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 def test_logpdf_is_minus_inf_outside_support(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     params = tuple(np.float64(g[len(g) // 2]) for g in GRIDS[name])
     if fam.unit_support:
         assert np.all(fam.logpdf(X_OUTSIDE_UNIT, params) == -np.inf)
@@ -83,9 +84,9 @@ def test_logpdf_is_minus_inf_outside_support(name):
         assert np.all(np.isfinite(fam.logpdf(X_OUTSIDE_UNIT, params)))
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 def test_logpdf_broadcasts_over_parameter_batches(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     cols = tuple(np.array(g[:2], float)[:, None] for g in GRIDS[name])
     batched = fam.logpdf(X_INSIDE, cols)
     assert batched.shape == (2, X_INSIDE.size)
@@ -94,10 +95,10 @@ def test_logpdf_broadcasts_over_parameter_batches(name):
         np.testing.assert_allclose(batched[i], single)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 @pytest.mark.parametrize("reflected", [False, True])
 def test_component_cdf_sf_isf_are_consistent(name, reflected):
-    comp = Component(FAMILIES[name], reflected)
+    comp = Component(SCORE_FAMILIES[name], reflected)
     params = tuple(np.float64(g[len(g) // 2]) for g in GRIDS[name])
     q = np.array([0.05, 0.3, 0.5, 0.8])
     z = comp.isf(q, params)
@@ -113,7 +114,7 @@ def test_reflection_mirrors_density():
     comp = get_component("gamma-reflected")
     params = (np.float64(2.0), np.float64(0.1))
     z = np.array([0.5, 0.9, 0.99])
-    np.testing.assert_allclose(comp.logpdf(z, params), FAMILIES["gamma"].logpdf(1 - z, params))
+    np.testing.assert_allclose(comp.logpdf(z, params), SCORE_FAMILIES["gamma"].logpdf(1 - z, params))
     assert comp.median(params) == pytest.approx(1 - stats.gamma(2.0, scale=0.1).median())
 
 
@@ -140,7 +141,7 @@ def test_log_diff_ndtr_is_accurate_in_both_tails():
 def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
     from scipy import special
 
-    from spe.mixture.families.open_scale import _log_ndtr_inplace
+    from spe.mixture._families.open_scale import _log_ndtr_inplace
 
     x = np.concatenate([np.linspace(-60.0, 40.0, 20001), [-5.0, -5.0 - 1e-12]])
     work = x.copy()
@@ -152,7 +153,7 @@ def test_fast_log_ndtr_matches_scipy_in_the_body_and_both_tails():
 
 
 def test_hot_densities_do_not_modify_their_inputs_and_broadcast():
-    from spe.mixture.families import get_component
+    from spe.mixture import get_component
 
     v = np.linspace(0.01, 0.99, 7)
     for name in ("normal", "skewnorm", "truncnorm"):
@@ -170,9 +171,9 @@ def test_hot_densities_do_not_modify_their_inputs_and_broadcast():
         np.testing.assert_allclose(scalar, ref[0, 3], rtol=1e-10)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 def test_initial_guess_is_finite_and_inside_bounds(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     rng = np.random.default_rng(0)
     v = rng.beta(2, 5, size=300)
     init = fam.initial(v, np.ones_like(v))
@@ -185,9 +186,9 @@ def test_initial_guess_is_finite_and_inside_bounds(name):
     assert np.all(np.isfinite(fam.logpdf(v, tuple(init))))
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 def test_median_is_the_half_survival_point_and_matches_ppf(name):
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     for params in itertools.product(*GRIDS[name]):
         p = tuple(np.float64(v) for v in params)
         m = fam.median(p)
@@ -201,9 +202,9 @@ def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
     from scipy import stats
 
     import spe
-    from spe.mixture.families.base import LOCATION_PRIOR, SCALE_PRIOR
+    from spe.mixture._families.base import LOCATION_PRIOR, SCALE_PRIOR
 
-    class Logistic(spe.Family):
+    class Logistic(spe.mixture.Family):
         name = "logistic-test"
         param_names = ("loc", "scale")
         transforms = ("real", "log")
@@ -223,26 +224,26 @@ def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
     try:
         res = spe.fit(s, labels, model="mixture", families=(Logistic(), Logistic), seed=0, n_draws=200)
         assert res.families == ("logistic-test", "logistic-test")
-        assert "logistic-test" in FAMILIES
+        assert "logistic-test" in SCORE_FAMILIES
         again = spe.fit(s, labels, model="mixture", families="logistic-test", seed=0, n_draws=200)
         assert abs(again.prevalence().value - y.mean()) < 0.08
         with pytest.raises(ValueError, match="already named 'gamma'"):
-            spe.register_family(type("G", (Logistic,), {"name": "gamma"}))
+            spe.mixture.register_family(type("G", (Logistic,), {"name": "gamma"}))
     finally:
-        FAMILIES.pop("logistic-test", None)
+        SCORE_FAMILIES.pop("logistic-test", None)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 @pytest.mark.parametrize("reflected", [False, True])
 def test_frame_mass_is_the_scipy_mass_on_the_unit_interval(name, reflected):
-    comp = Component(FAMILIES[name], reflected)
+    comp = Component(SCORE_FAMILIES[name], reflected)
     for params in itertools.product(*GRIDS[name]):
         p = tuple(np.array([[v]]) for v in params)
         got = float(np.exp(np.ravel(comp.log_frame_mass(p))[0]))
-        if FAMILIES[name].unit_support:
+        if SCORE_FAMILIES[name].unit_support:
             assert got == 1.0
             continue
-        ref = FAMILIES[name].scipy_dist(params)
+        ref = SCORE_FAMILIES[name].scipy_dist(params)
         want = ref.cdf(1.0) - ref.cdf(0.0)
         if got == 0.0:  # off the frame: only where the mass is negligible
             assert want < 1e-15, f"{name} {params}"
@@ -257,7 +258,7 @@ CLOSED_LOGCDF = ("gamma", "lognormal", "gumbel_r", "gumbel_l", "gompertz", "frec
 def test_closed_form_logcdf_and_logsf_match_scipy_in_log_space(name):
     """The frame's mass is computed in the fit's inner loop from these, in its tails too:
     closed forms, checked in log space wherever scipy's value is finite."""
-    fam = FAMILIES[name]
+    fam = SCORE_FAMILIES[name]
     x = np.concatenate([X_INSIDE, X_OUTSIDE_UNIT, [0.0, 1.0]])
     for params in itertools.product(*GRIDS[name]):
         ref = fam.scipy_dist(params)

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from spe.mixture.families import get_component
-from spe.mixture.fitting import FitError, fit_map
-from spe.mixture.selection import candidate_pairs, select_families
-from spe.mixture.model import MixtureModel
-from spe.scores.data import prepare
+from spe.mixture import get_component
+from spe.exceptions import FitError
+from spe.mixture import fit_map
+from spe.mixture import candidate_pairs, select_families
+from spe.mixture import MixtureModel
+from spe.scores import prepare
 
 from tests.helpers import hide_labels, simulate_scores
 
@@ -30,6 +31,7 @@ def _fit_case(neg, pos, theta, seed, n_labels=20, n=2000):
     return model, fit_map(model, data), data
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("neg, pos, theta", CASES, ids=[f"{a}/{b}" for a, b, _ in CASES])
 def test_map_recovers_mixture_weight_and_component_medians(neg, pos, theta):
     pi_err, med_err = [], []
@@ -58,6 +60,7 @@ def test_zero_labels_do_not_swap_identical_families():
         assert all(s.label for s in fit.starts)
 
 
+@pytest.mark.statistical
 def test_auto_selection_recovers_generating_pair_in_most_seeds():
     hits = 0
     for seed in range(6):
@@ -107,7 +110,7 @@ def test_anti_oriented_scores_raise_fit_error_naming_the_problem():
 
 
 def test_pooled_data_keep_every_count_and_censored_groups_apart():
-    from spe.scores.data import pooled
+    from spe.scores import pooled
 
     rng = np.random.default_rng(3)
     s = np.r_[np.zeros(300), rng.uniform(0, 1, 3000), np.ones(200)]
@@ -125,7 +128,7 @@ def test_pooled_data_keep_every_count_and_censored_groups_apart():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_map_searched_on_pooled_scores_is_the_exact_map(seed):
-    from spe.scores.data import pooled
+    from spe.scores import pooled
 
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 3000, seed=seed)
     data = prepare(z, hide_labels(y, 20, seed=seed + 1))
@@ -138,7 +141,7 @@ def test_map_searched_on_pooled_scores_is_the_exact_map(seed):
 
 
 def test_screened_multistart_finds_the_map_of_full_runs_and_marks_the_rest(monkeypatch):
-    import spe.mixture.fitting as fitting_mod
+    import spe.mixture._map as fitting_mod
 
     model, screened, data = _fit_case(*CASES[2], seed=4)
     monkeypatch.setattr(fitting_mod, "SCREEN_KEEP", 100)  # every start run to the end
@@ -154,7 +157,7 @@ def test_screened_multistart_finds_the_map_of_full_runs_and_marks_the_rest(monke
 
 
 def test_a_swapped_run_is_retried_only_when_no_oriented_run_fits_as_well():
-    from spe.mixture.fitting import _oriented_runs
+    from spe.mixture._map import _oriented_runs
 
     rng = np.random.default_rng(4)
     y = (rng.random(1500) < 0.4).astype(float)

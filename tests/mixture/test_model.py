@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spe.mixture.families import get_component
-from spe.mixture.model import MixtureModel
-from spe.mixture.priors import Beta
-from spe.scores.data import prepare
+from spe.mixture import get_component
+from spe.mixture import MixtureModel
+from spe.mixture._priors import Beta
+from spe.scores import prepare
 
 
 def brute_force_loglik(model, theta, z, y):
@@ -83,7 +83,7 @@ def test_prob_positive_is_bayes_rule():
 def test_compressed_likelihood_with_fully_labeled_groups_and_censored_edges(labeled_alone):
     """Every group holding unlabeled items (not indexed) or some only labeled ones
     (indexed) give the per-item sum; censored edge groups enter through their cdf / sf."""
-    from spe.scores.data import CountLayout
+    from spe.scores import CountLayout
 
     rng = np.random.default_rng(2)
     # distinct scores beyond both clips of the logit frame: censored groups, one point each side

@@ -4,14 +4,15 @@ import numpy as np
 import pytest
 
 import spe
-import spe.mixture.posterior as posterior_mod
-from spe.metrics.sweeps import Sweep, sample_precision_at_recall
-from spe.mixture.families import get_component
-from spe.mixture.fitting import fit_map
-from spe.mixture.model import MixtureModel
+import spe.mixture._posterior as posterior_mod
+from spe.metrics import Sweep, sample_precision_at_recall
+from spe.mixture import get_component
+from spe.mixture import fit_map
+from spe.mixture import MixtureModel
 from spe.exceptions import SamplingWarning
-from spe.mixture.posterior import importance_sample, run_emcee, sample_posterior
-from spe.scores.data import prepare
+from spe.mixture._posterior import importance_sample, run_emcee
+from spe.mixture import sample_posterior
+from spe.scores import prepare
 
 from tests.helpers import MIXTURE_ON_MODEL_DATA, hide_labels, simulate_scores
 
@@ -25,6 +26,7 @@ def true_sample_curve(res, y, grid):
     return sample_precision_at_recall(Sweep(pos[None, :], d.n_total), grid)[0]
 
 
+@pytest.mark.statistical
 def test_importance_sampling_agrees_with_emcee():
     z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=7)
     data = prepare(z, hide_labels(y, 10, seed=8))
@@ -39,6 +41,7 @@ def test_importance_sampling_agrees_with_emcee():
         assert abs(is_post.mean()[j] - mc_post.mean()[j]) < 4 * sd * np.sqrt(1 / is_post.ess + 1 / mc_post.ess)
 
 
+@pytest.mark.statistical
 def test_importance_sampling_and_emcee_agree_on_precision():
     z, y = simulate_scores("gamma", "truncnorm", THETA, 2000, seed=17)
     labels = hide_labels(y, 10, seed=18)
@@ -63,6 +66,7 @@ def test_fully_labeled_sample_curve_is_exact_with_zero_width():
     assert res.auroc().upper == res.auroc().lower
 
 
+@pytest.mark.statistical
 def test_sample_band_covers_the_truth_over_many_seeds():
     coverage = []
     for seed in range(50):
@@ -107,6 +111,7 @@ def test_same_seed_same_result_and_different_seed_differs():
     assert not np.array_equal(a.posterior.theta, c.posterior.theta)
 
 
+@pytest.mark.statistical
 def test_adaptive_importance_sampling_recovers_from_a_poor_proposal(monkeypatch):
     """A proposal 5x too narrow gives k-hat > 0.7; the adapted mixture must still agree
     with emcee on the same posterior."""
@@ -152,11 +157,12 @@ def test_emcee_fallback_starts_from_the_importance_draws(monkeypatch):
     assert post.chains.shape[1] >= 32
 
 
+@pytest.mark.statistical
 def test_chain_on_pooled_scores_reweighted_agrees_with_emcee_on_exact_scores():
     """The fallback chain runs on pooled scores and is importance-weighted to the exact
     posterior: same posterior as emcee on the exact scores, within Monte Carlo error."""
-    from spe.mixture.posterior import reweighted_chain
-    from spe.scores.data import pooled
+    from spe.mixture._posterior import reweighted_chain
+    from spe.scores import pooled
 
     rng = np.random.default_rng(11)
     y = (rng.random(1500) < 0.3).astype(float)
@@ -175,7 +181,7 @@ def test_chain_on_pooled_scores_reweighted_agrees_with_emcee_on_exact_scores():
 
 
 def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
-    from spe.scores.data import pooled
+    from spe.scores import pooled
 
     rng = np.random.default_rng(12)
     y = (rng.random(1200) < 0.3).astype(float)
@@ -201,7 +207,7 @@ def test_auto_fallback_prefers_the_pooled_chain(monkeypatch):
 def test_precision_at_recall_matches_a_row_by_row_reading_of_the_curve():
     """The integer-count search equals the definition: precision at the first column
     (threshold from high to low) whose recall reaches r; recall 1 when a draw has no positive."""
-    from spe.metrics.curves import DEFAULT_RECALL_GRID
+    from spe.metrics import DEFAULT_RECALL_GRID
 
     rng = np.random.default_rng(11)
     for trial in range(60):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spe.mixture.priors import Beta, Gamma, LogNormal, Normal
+from spe.mixture._priors import Beta, Gamma, LogNormal, Normal
 
 X = np.array([-1.0, 0.0, 1e-3, 0.2, 0.5, 0.99, 1.0, 3.0])
 
@@ -27,7 +27,7 @@ def test_prior_logpdf_matches_scipy(ours, ref):
 def test_joint_prior_matches_the_sum_of_its_columns_priors():
     from scipy import stats
 
-    from spe.mixture.priors import Beta, Gamma, JointPrior, LogNormal, Normal
+    from spe.mixture._priors import Beta, Gamma, JointPrior, LogNormal, Normal
 
     priors = [Beta(2.0, 3.0), Normal(0.5, 1.0), LogNormal(np.log(0.15), 1.5), Normal(-1.0, 0.3),
               Gamma(2.0, 0.5), LogNormal(0.0, 0.7), stats.norm(1.0, 2.0)]

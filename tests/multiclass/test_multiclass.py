@@ -8,8 +8,8 @@ import pytest
 from scipy import special
 
 import spe
-from spe.multiclass.inputs import as_class_labels, as_class_scores
-from spe.multiclass.fitting import fit_multiclass
+from spe.multiclass import as_class_labels, as_class_scores
+from spe.multiclass import fit_multiclass
 
 
 def _calibrated_data(rng, n=500, k=5, inverse_temperature=1.0):
@@ -81,6 +81,7 @@ def test_label_draws_are_coherent_and_keep_the_labels():
     np.testing.assert_array_equal(same.class_draws, draws)  # seeded
 
 
+@pytest.mark.statistical
 def test_accuracy_intervals_cover_when_the_model_holds():
     """Simulation-based check: inverse temperature from the prior, classes from the model."""
     rng = np.random.default_rng(2)
@@ -107,6 +108,7 @@ def test_inverse_temperature_is_recovered_from_many_labels():
 DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 
 
+@pytest.mark.statistical
 @pytest.mark.skipif(not (DATA / "20news_labelerrors_cv.npz").exists(), reason="shared real data not present")
 def test_real_under_confident_classifier_accuracy_is_covered_and_beats_labels_alone():
     """20 Newsgroups probabilities are strongly under-confident (mean max-prob 0.73, accuracy 0.92)."""
@@ -131,7 +133,7 @@ def test_real_under_confident_classifier_accuracy_is_covered_and_beats_labels_al
 def test_log_posterior_gradient_matches_finite_differences(vector):
     from scipy.optimize import check_grad
 
-    from spe.multiclass.class_maps import _log_posterior_and_grad
+    from spe.multiclass._class_maps import _log_posterior_and_grad
 
     rng = np.random.default_rng(5)
     f = np.log(rng.dirichlet(np.ones(4), 40))
@@ -168,6 +170,7 @@ def _step_confidence_data(rng, n=600, k=4):
     return p, y
 
 
+@pytest.mark.statistical
 def test_stack_covers_accuracy_where_one_temperature_cannot():
     """With 200 labels a temperature's interval narrows around the wrong accuracy; the
     stack hands the draws to the top-label map, which follows the step."""
@@ -191,7 +194,7 @@ def test_stack_covers_accuracy_where_one_temperature_cannot():
 def test_top_label_draws_follow_its_own_likelihood():
     """The class frequencies the top-label model draws equal its predictive probabilities
     (the same factorisation on both sides: q for the top class, temperature for the rest)."""
-    from spe.multiclass.top_label import fit_top_label
+    from spe.multiclass._top_label import fit_top_label
 
     rng = np.random.default_rng(12)
     p, y = _calibrated_data(rng, n=80, k=3)
@@ -243,6 +246,7 @@ def test_per_class_plot_draws_every_predicted_class_with_its_truth():
         res.plot_per_class(metric="auc")
 
 
+@pytest.mark.statistical
 def test_class_prevalence_covers_under_label_shift():
     """Classes drawn from softmax(log p + b), b = 1.5 for class 0: the class is over-
     represented against what the calibrated classifier learned (label shift). Its

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import spe
-from spe.pooling.label_check import LabelCheckWarning, check_labels, warn_if_contradicted
+from spe.exceptions import LabelCheckWarning
+from spe.pooling import check_labels, warn_if_contradicted
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from spe.pooling.label_draws import draw_positive_counts
-from spe.scores.data import prepare
+from spe.pooling import draw_positive_counts
+from spe.scores import prepare
 
 
 def test_positive_counts_have_binomial_means_and_variances_for_single_and_pooled_groups():

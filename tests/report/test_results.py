@@ -59,7 +59,7 @@ def test_inference_data_export(res):
     assert loglik.shape == (1, res.fits["spline"].n_draws, 12) and np.all(loglik <= 0)
     raw = res.to_inference_data(model="mixture", resample=False)
     np.testing.assert_allclose(np.exp(_group(raw, "sample_stats")["log_weight"].values.ravel()), mix.weights)
-    from spe.pooling.stacking import import_arviz
+    from spe.pooling import import_arviz
 
     assert np.isfinite(float(import_arviz().loo(both["spline"]).elpd_loo))
 
@@ -87,7 +87,7 @@ def test_argument_validation(res):
 def test_point_estimate_is_the_weighted_median_and_stays_with_the_majority_model():
     # Two models that disagree, pooled 0.8 / 0.2: the mean falls between them where
     # neither puts mass; the median (the Bayes estimate under absolute error) does not.
-    from spe.metrics.curves import CurveBand, Estimate
+    from spe.metrics import CurveBand, Estimate
 
     draws = np.r_[np.full(80, 0.9), np.full(20, 0.1)]
     weights = np.full(100, 0.01)
@@ -102,7 +102,7 @@ def test_point_estimate_is_the_weighted_median_and_stays_with_the_majority_model
 
 
 def test_emcee_draws_are_exported_one_chain_per_walker():
-    from spe.pooling.stacking import import_arviz
+    from spe.pooling import import_arviz
 
     rng = np.random.default_rng(4)
     s = np.r_[rng.normal(0, 1, 400), rng.normal(2.5, 1, 150)]
@@ -143,8 +143,8 @@ def test_each_models_own_estimates_and_a_stated_disagreement_without_labels():
 
 
 def test_disagreement_needs_disjoint_intervals_of_models_that_carry_weight():
-    from spe.metrics.curves import Estimate
-    from spe.report.summary import disagreement
+    from spe.metrics import Estimate
+    from spe.report._summary import disagreement
 
     def est(lo, hi):
         return {"prevalence": Estimate("prevalence", (lo + hi) / 2, lo, hi, 0.9, np.zeros(1), np.ones(1)),

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spe.sampling.psis import psis
+from spe.sampling import psis
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])

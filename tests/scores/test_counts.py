@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import spe
-from spe.scores.counts import ScoreCounts, count_scores, quantize
+from spe.scores import ScoreCounts, count_scores
+from spe.scores._counts import quantize
 
 
 def _same_counts(a: ScoreCounts, b: ScoreCounts):

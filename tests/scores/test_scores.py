@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from spe.scores.frame import ScoreFrame
-from spe.scores.validation import as_labels, as_scores
-from spe.scores.data import prepare
+from spe.scores import ScoreFrame
+from spe.scores import as_labels, as_scores
+from spe.scores import prepare
 
 
 def test_exact_compression_keeps_every_count():

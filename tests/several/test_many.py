@@ -8,7 +8,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.metrics.sweeps import labeled_sweep, sample_auroc
+from spe.metrics import labeled_sweep, sample_auroc
 
 
 DATA = Path(os.environ.get("SPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
@@ -64,6 +64,7 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     assert "excluded from the label model" in res.summary()
 
 
+@pytest.mark.statistical
 def test_paired_comparisons_rank_the_models_and_cover_their_auroc():
     rng = np.random.default_rng(1)
     y, models = _three_models(rng)
@@ -119,6 +120,7 @@ def test_comparison_plot_draws_every_model_best_on_top():
     assert sorted(zip(ys, xs)) == sorted((rows.index(k), v) for k, v in truth.items())
 
 
+@pytest.mark.statistical
 def test_every_models_auroc_interval_covers_with_ten_labels():
     """Models with independent errors, 10 labels: each model's 90% AUROC interval covers its
     AUROC on these items in most seeds. Either kind of label model alone fails here: the
@@ -137,6 +139,7 @@ def test_every_models_auroc_interval_covers_with_ten_labels():
     assert min(coverage.values()) >= 0.6 and np.mean(list(coverage.values())) >= 0.8, coverage
 
 
+@pytest.mark.statistical
 @pytest.mark.skipif(not COMPAS.exists(), reason="shared real data not present")
 def test_prevalence_interval_covers_on_real_scores_with_twenty_labels():
     """compas (10 models, prevalence 0.17), 20 labels + 649 unlabeled per seed: the 90%
@@ -179,6 +182,7 @@ def test_calibrated_maps_are_the_default_and_checked():
         spe.fit_many(matrix, calibrated="yes")
 
 
+@pytest.mark.statistical
 def test_calibrated_maps_help_a_calibrated_model_and_keep_coverage():
     """A calibrated model and a 3x over-confident one, 20 labels, 20 seeds. With
     calibrated=True the accuracy error falls (0.056 -> 0.042 measured), 90% AUROC

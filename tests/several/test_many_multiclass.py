@@ -6,7 +6,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.several.many_multiclass import ManyMulticlassResult
+from spe.several import ManyMulticlassResult
 
 
 def _models(rng, n=300, k=4, strengths=(2.5, 1.5, 0.8)):
@@ -79,6 +79,7 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     assert res.metrics()[-1]["accuracy"].upper < 0.1  # still measured on the shared draws
 
 
+@pytest.mark.statistical
 def test_accuracy_intervals_cover_models_with_independent_errors():
     """Simulated models that err independently, 20 labels: each model's 90% accuracy
     interval covers its accuracy on the items in most seeds. Each model's own maps alone
@@ -100,7 +101,7 @@ def test_accuracy_intervals_cover_models_with_independent_errors():
 def test_pool_gradient_matches_finite_differences():
     from scipy.optimize import check_grad
 
-    from spe.several.class_pool import _log_posterior_and_grad
+    from spe.several._class_pool import _log_posterior_and_grad
 
     rng = np.random.default_rng(3)
     F = np.log(rng.dirichlet(np.ones(4), (3, 40)))
@@ -112,8 +113,8 @@ def test_pool_gradient_matches_finite_differences():
 
 def test_pool_of_one_model_is_temperature_scaling():
     """With J = 1 the pool's model, prior and posterior are temperature scaling's, by other code."""
-    from spe.multiclass.class_maps import fit_class_map
-    from spe.several.class_pool import fit_class_pool
+    from spe.multiclass._class_maps import fit_class_map
+    from spe.several._class_pool import fit_class_pool
 
     rng = np.random.default_rng(4)
     probs, y = _models(rng, n=300)

@@ -6,9 +6,9 @@ import pytest
 from scipy import special
 
 import spe
-from spe.metrics import sweeps as SW
-from spe.metrics import thresholds as R
-from spe.several.population import population_accuracy
+from spe.metrics import _sweeps as SW
+from spe.metrics import _thresholds as R
+from spe.several._population import population_accuracy
 
 
 def _world(rng, n, mu=-4.5, ceiling=1.0):
@@ -72,6 +72,7 @@ def test_one_models_result_gives_the_population_metrics_of_the_comparison():
         res.metrics(kind="items")
 
 
+@pytest.mark.statistical
 def test_with_every_item_labeled_the_population_kind_is_the_bootstrap_of_the_items():
     """Every item labeled: the metric of these items is known exactly (zero width), and
     the population's is uncertain only through which items were drawn. The population
@@ -93,6 +94,7 @@ def test_with_every_item_labeled_the_population_kind_is_the_bootstrap_of_the_ite
     assert np.mean(cover["average precision"]) >= 0.8 and np.mean(cover["AUROC"]) >= 0.75
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("mu", [-4.5, -3.0])
 def test_under_ssmes_protocol_the_population_kind_covers_the_population_value(mu):
     """20 labels + 1,000 unlabeled items drawn from a population (about 10% or 20%

@@ -8,7 +8,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.metrics import sweeps as SW
+from spe.metrics import _sweeps as SW
 from spe.several import ModelResult
 
 

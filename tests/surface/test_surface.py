@@ -8,8 +8,8 @@ from scipy import special
 
 import spe
 from spe.surface import count_arms, surface_from_counts
-from spe.surface.effects import anova_effects
-from spe.surface.laplace import LatentLogistic, Priors
+from spe.surface._effects import anova_effects
+from spe.surface._laplace import LatentLogistic, Priors
 
 from tests.helpers import hide_labels as hide
 
@@ -305,6 +305,7 @@ def noisy_attribute_world(seed, n=3000, sharpen=3.0, known_share=0.15):
     return g, other, probs, known, correct
 
 
+@pytest.mark.statistical
 def test_uncertain_attribute_is_recalibrated_and_its_marginals_cover_the_truth():
     from spe.surface import UncertainAttribute
 
@@ -399,7 +400,7 @@ def test_variance_decomposition_prior_is_normalised_and_sampled_by_its_sampler()
 def test_scales_drawn_far_outside_their_bounds_are_solved_at_the_bounds(monkeypatch):
     """The defensive proposal reaches scales (sd e^12, e^-30) where the Newton system is
     singular; those points are solved at LOG_SD_BOUNDS, where the evidence is flat."""
-    from spe.surface.laplace import LOG_SD_BOUNDS
+    from spe.surface._laplace import LOG_SD_BOUNDS
 
     attrs, correct, conf, _ = world(19, n=600, levels=(2, 3))
     counts = count_arms(attrs, hide(correct, 60, 19), conf)

@@ -1,0 +1,351 @@
+"""Calibration-form score models: Bayesian monotone maps from a score to P(y = 1).
+
+    logit P(y = 1 | s) = c + sum_j exp(u_j) x_j(s)
+
+The scores themselves are taken as they are (their empirical distribution is the model
+of the score distribution), so only the labels inform the map, and unlabeled items enter
+through their scores when labels are drawn for them. Slopes are exp(u_j) > 0, so every
+map is increasing in the score. Three maps, each a few lines below:
+
+* ``platt``: one feature, x(s) = logit(s) for probability scores (exact 0s and 1s, of
+  which real files hold thousands, sit half-way to the nearest other score, and never
+  beyond 1e-6 of the ends: :func:`rounding_clips`), the standardised score otherwise
+  (Platt 1999);
+* ``beta``: two features, log s and -log(1 - s) for probabilities (beta calibration,
+  Kull, Silva Filho & Flach 2017), which nests Platt (equal slopes) but lets the two ends
+  of the scale be miscalibrated differently; for other scores, the standardised score
+  below and above its median, with a slope each;
+* ``calibrated`` (probability scores only): Platt's feature with a tight prior at "the
+  probabilities are right" (c ~ Normal(0, 0.25), log slope ~ Normal(0, 0.2)). It is the
+  hypothesis a well-calibrated classifier's scores state; pooled with the others (opt-in
+  in ``spe.fit(..., model=["mixture", "spline", "calibrated"])``, default in
+  ``spe.fit_many``), the labels weigh it like any score model.
+
+Priors are Normal on c and on each u_j (for ``spline``, the segments' log slopes are
+jointly Normal with correlation 1/2: each has Platt's prior, and two differ by a factor
+e^1.6 at 90%). For probability scores they are centred on "the
+classifier is calibrated" (c = 0, slopes 1) with the spread of miscalibration seen in
+practice: c ~ Normal(0, 1.5) (a shift of up to e^2.5 in odds at 90%), u_j ~ Normal(0, 1)
+(temperatures 0.2-5 at 90%: deep networks are often over-confident by a factor of 2-3,
+cross-validated or strongly regularised models under-confident). For other scores they
+are weak: c ~ Normal(0, 2) at the median score, u_j ~ Normal(log 2, 1) per standard
+deviation.
+
+The posterior is low-dimensional and close to Gaussian: importance sampling from a
+Student t around the mode (Newton's method, exact gradient and Hessian) with
+Pareto-smoothed weights; with no labels it is the prior, sampled exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ..sampling import student_t_importance_draws
+from ..scores import PROBABILITY_EPS
+
+MAPS = ("platt", "beta", "spline")
+#: Platt's feature with a tight prior at "calibrated": the classifier's own probabilities,
+#: nearly as they are (probability scores only).
+NEARLY_CALIBRATED = "calibrated"
+_MAX_NEWTON = 100
+SPLINE_SEGMENTS = 4
+
+
+@dataclass(frozen=True)
+class MapPrior:
+    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean, u_sd), the log
+    slopes correlated by ``slope_correlation``."""
+
+    c_mean: float
+    c_sd: float
+    u_mean: float
+    u_sd: float
+    slope_correlation: float = 0.0
+
+    def with_correlation(self, rho: float) -> "MapPrior":
+        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho)
+
+    def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and covariance of (c, u_1, ..., u_J)."""
+        mean = np.array([self.c_mean] + [self.u_mean] * n_slopes)
+        rho = self.slope_correlation
+        cov_u = self.u_sd**2 * ((1.0 - rho) * np.eye(n_slopes) + rho * np.ones((n_slopes, n_slopes)))
+        cov = np.zeros((n_slopes + 1, n_slopes + 1))
+        cov[0, 0] = self.c_sd**2
+        cov[1:, 1:] = cov_u
+        return mean, cov
+
+
+CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
+#: "The probabilities are right", up to what one still calls calibrated: odds within a
+#: factor e^0.41 = 1.5 and temperature within 0.72-1.39, each at 90%.
+NEARLY_CALIBRATED_PRIOR = MapPrior(0.0, 0.25, 0.0, 0.2)
+WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
+#: Correlation of the spline's segment log slopes: a segment's temperature may differ
+#: from its neighbour's as much as Platt's temperature varies a priori.
+SPLINE_SLOPE_CORRELATION = 0.5
+
+
+@dataclass(frozen=True)
+class Features:
+    """x(s) for one calibration map: the columns whose positive slopes are fitted."""
+
+    form: str
+    probabilities: bool
+    center: float = 0.0
+    scale: float = 1.0
+    knots: tuple[float, ...] = ()
+    low: float = PROBABILITY_EPS  # where probabilities at or below it sit (see rounding_clips)
+    high: float = 1.0 - PROBABILITY_EPS
+
+    @classmethod
+    def for_scores(cls, form, scores, probabilities: bool, weights=None) -> "Features":
+        """The features for these scores (``weights``: counts per score, when scores are
+        group representatives rather than items)."""
+        if form not in MAPS:
+            raise ValueError(f"unknown calibration map {form!r}; choose from {MAPS}")
+        s = np.asarray(scores, float)
+        w = np.ones(s.size) if weights is None else np.asarray(weights, float)
+        if probabilities:
+            base = cls(form, True, low=(clips := rounding_clips(s))[0], high=clips[1])
+        else:
+            mean = np.average(s, weights=w)
+            sd = float(np.sqrt(np.average((s - mean) ** 2, weights=w)))
+            base = cls(form, False, float(_weighted_quantiles(s, w, [0.5])[0]), sd or 1.0)
+        if form != "spline":
+            return base
+        inside = (s > base.low) & (s < base.high) if probabilities else np.ones(s.size, bool)
+        return cls(form, base.probabilities, base.center, base.scale,
+                   _quartile_knots(base.platt(s)[inside], w[inside]), base.low, base.high)
+
+    def platt(self, s) -> np.ndarray:
+        """The Platt feature: logit of the clipped probability, or the standardised score."""
+        if self.probabilities:
+            return special.logit(np.clip(s, self.low, self.high))
+        return (s - self.center) / self.scale
+
+    def __call__(self, scores) -> np.ndarray:
+        """(n, J) feature matrix."""
+        s = np.asarray(scores, float)
+        if self.form == "platt":
+            return self.platt(s)[:, None]
+        if self.form == "spline":
+            edges = np.r_[-np.inf, self.knots, np.inf]
+            x = self.platt(s)[:, None]
+            low, high = edges[:-1], edges[1:]
+            return np.clip(x, low, high) - np.clip(0.0, low, high)
+        if self.probabilities:
+            p = np.clip(s, self.low, self.high)
+            return np.stack([np.log(p), -np.log1p(-p)], axis=1)
+        x = self.platt(s)
+        return np.stack([np.minimum(x, 0.0), np.maximum(x, 0.0)], axis=1)
+
+    @property
+    def n_slopes(self) -> int:
+        return {"platt": 1, "beta": 2}.get(self.form, len(self.knots) + 1)
+
+    def _clip_note(self) -> str:
+        ends = [f"exact 0s at {self.low:.3g}" if self.low > PROBABILITY_EPS else "",
+                f"exact 1s at {self.high:.6g}" if self.high < 1.0 - PROBABILITY_EPS else ""]
+        ends = [e for e in ends if e]
+        return f" ({', '.join(ends)}: half-way to the nearest other score)" if ends else ""
+
+    def describe(self) -> str:
+        base = ("logit of the probability" + self._clip_note() if self.probabilities
+                else f"standardised score (s - {self.center:.4g}) / {self.scale:.4g}")
+        if self.form == "platt":
+            return base
+        if self.form == "spline":
+            return f"{base}, split at {', '.join(f'{k:.3g}' for k in self.knots)}"
+        return "log s and -log(1 - s)" if self.probabilities else f"{base}, below and above 0"
+
+
+def _weighted_quantiles(x, w, q) -> np.ndarray:
+    """Quantiles of values ``x`` repeated ``w`` times (np.quantile's default rule when the
+    weights are whole counts)."""
+    order = np.argsort(x, kind="stable")
+    x, w = x[order], w[order]
+    position = np.asarray(q) * (w.sum() - 1)  # 0-based position among the repeated values
+    ends = np.cumsum(w) - 1  # position of each value's last copy
+    below = np.searchsorted(ends, np.floor(position))
+    above = np.searchsorted(ends, np.ceil(position))
+    return x[below] + (position - np.floor(position)) * (x[above] - x[below])
+
+
+def _quartile_knots(x, w) -> tuple[float, ...]:
+    """Interior knots at the weighted quartiles of the feature ``x`` (over the items not at
+    a probability clip, which only says "beyond"); fewer when it has few distinct values."""
+    if not x.size:
+        return ()
+    qs = _weighted_quantiles(x, w, np.arange(1, SPLINE_SEGMENTS) / SPLINE_SEGMENTS)
+    return tuple(float(k) for k in np.unique(qs))
+
+
+def rounding_clips(scores) -> tuple[float, float]:
+    """Where probabilities of exactly 0 and 1 sit: half-way to the nearest other score.
+
+    A file's exact 0s and 1s are rounded values (4 decimals, a tree's pure leaves, float
+    saturation), standing for the interval that rounds to them: an exact 1 next to 0.9999
+    says "above 0.99995", next to a tree's 0.9 leaf "above 0.95", not "1 - 1e-6". The
+    clips never come nearer the ends than ``PROBABILITY_EPS``, which is where every score
+    beyond them sits when no other score is nearer the end.
+    """
+    s = np.asarray(scores, float)
+    low, high = PROBABILITY_EPS, 1.0 - PROBABILITY_EPS
+    interior = s[(s > 0.0) & (s < 1.0)]
+    if not interior.size:  # hard 0/1 predictions: no scale to place them on
+        return low, high
+    if np.any(s <= 0.0):
+        low = max(low, float(interior.min()) / 2)
+    if np.any(s >= 1.0):
+        high = min(high, (1.0 + float(interior.max())) / 2)
+    return low, high
+
+
+@dataclass
+class CalibrationFit:
+    """Weighted posterior draws of (c, slopes) and the item probabilities they imply."""
+
+    features: Features
+    prior: MapPrior
+    c: np.ndarray
+    slopes: np.ndarray
+    weights: np.ndarray
+    khat: float
+    ess: float
+    n_labeled: int
+    map_name: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.map_name or self.features.form
+
+    @property
+    def n_draws(self) -> int:
+        return self.c.size
+
+    def chain_index(self) -> None:
+        """Importance draws: no chains."""
+        return None
+
+    def prob_positive(self, scores, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1 | s) under each draw (or the draws indexed by ``draws``)."""
+        rows = slice(None) if draws is None else draws
+        return special.expit(self.c[rows, None] + self.slopes[rows] @ self.features(scores).T)
+
+    def draws(self) -> dict[str, np.ndarray]:
+        n = self.features.n_slopes
+        names = {"platt": ["b"], NEARLY_CALIBRATED: ["b"], "beta": ["b_low", "b_high"]}.get(
+            self.name, [f"b{j + 1}" for j in range(n)])
+        return {"c": self.c} | {n: self.slopes[:, j] for j, n in enumerate(names)}
+
+    def describe(self) -> dict:
+        w = self.weights
+        title = {"platt": "Bayesian Platt scaling: P(y=1|s) = sigmoid(c + b x(s))",
+                 NEARLY_CALIBRATED: "Bayesian Platt scaling near 'calibrated': P(y=1|s) = sigmoid(c + b x(s)), "
+                                    "c ~ N(0, 0.25), log b ~ N(0, 0.2)",
+                 "beta": "Bayesian beta calibration: P(y=1|s) = sigmoid(c + b1 x1(s) + b2 x2(s))",
+                 "spline": "Bayesian piecewise Platt: P(y=1|s) = sigmoid(c + sum_j b_j x_j(s)), "
+                           "a slope per segment of x"}[self.name]
+        return {
+            "model": title,
+            "feature": self.features.describe(),
+            "prior": self.prior.__dict__,
+            "posterior_mean": {k: float(w @ v) for k, v in self.draws().items()},
+            "inference": "prior draws (no labels)" if self.n_labeled == 0 else "importance sampling",
+            "pareto_khat": None if np.isnan(self.khat) else self.khat,
+            "ess": self.ess,
+        }
+
+
+def _prior_moments(prior: MapPrior, n_slopes: int):
+    """Mean and precision of (c, u_1..u_J)."""
+    mean, cov = prior.moments(n_slopes)
+    return mean, np.linalg.inv(cov)
+
+
+def _log_posterior(u, x, y, prior: MapPrior):
+    """Log posterior of parameter rows u = (c, u_1..u_J)."""
+    mean, precision = _prior_moments(prior, x.shape[1])
+    eta = u[:, :1] + np.exp(u[:, 1:]) @ x.T
+    loglik = np.sum(y * eta - np.logaddexp(0.0, eta), axis=1)
+    d = u - mean
+    return loglik - 0.5 * np.einsum("ij,jk,ik->i", d, precision, d)
+
+
+def _gradient_hessian(u, x, y, prior: MapPrior):
+    mean, precision = _prior_moments(prior, x.shape[1])
+    slopes = np.exp(u[1:])
+    p = special.expit(u[0] + x @ slopes)
+    r, v = y - p, p * (1.0 - p)
+    jac = np.column_stack([np.ones(y.size), x * slopes])  # d eta / d u
+    grad = jac.T @ r - precision @ (u - mean)
+    hess = -(jac * v[:, None]).T @ jac - precision
+    hess[1:, 1:] += np.diag((r[:, None] * x * slopes).sum(axis=0))  # d2 eta / d u_j^2 = d eta / d u_j
+    return grad, hess
+
+
+def _mode(x, y, prior: MapPrior):
+    """Newton's method with step halving from the prior mean (the posterior is smooth)."""
+    u = _prior_moments(prior, x.shape[1])[0]
+    f = _log_posterior(u[None, :], x, y, prior)[0]
+    for _ in range(_MAX_NEWTON):
+        grad, hess = _gradient_hessian(u, x, y, prior)
+        precision = -hess
+        low = np.linalg.eigvalsh(precision).min()
+        if low <= 0:
+            precision = precision + (1.0 - low) * np.eye(u.size)
+        step = np.linalg.solve(precision, grad)
+        for _ in range(30):
+            cand = u + step
+            f_new = _log_posterior(cand[None, :], x, y, prior)[0]
+            if f_new >= f - 1e-12:
+                break
+            step = step / 2
+        done = np.max(np.abs(cand - u)) < 1e-9
+        u, f = cand, f_new
+        if done:
+            break
+    return u
+
+
+def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: int, rng,
+                        prior: MapPrior | None = None, reference=None) -> CalibrationFit:
+    """Posterior draws of one calibration map from all scores (feature scaling) and the labels.
+
+    ``labels`` are NaN for unlabeled items. ``reference``: (scores, weights) of every item
+    for the feature scaling, when ``scores`` are not all items (default: ``scores``).
+    """
+    scores = np.asarray(scores, float)
+    labels = np.asarray(labels, float)
+    ref_scores, ref_weights = (scores, None) if reference is None else reference
+    map_name = form
+    if form == NEARLY_CALIBRATED:
+        if not probabilities:
+            raise ValueError("the 'calibrated' map needs probability scores: 'calibrated' means nothing for "
+                             "scores on another scale")
+        form, prior = "platt", prior or NEARLY_CALIBRATED_PRIOR
+    features = Features.for_scores(form, ref_scores, probabilities, ref_weights)
+    prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
+    if form == "spline":
+        prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
+    known = ~np.isnan(labels)
+    x, y = features(scores[known]), labels[known]
+    mean, cov = prior.moments(features.n_slopes)
+    if not known.any():
+        u = mean + rng.standard_normal((n_draws, mean.size)) @ np.linalg.cholesky(cov).T
+        weights, khat = np.full(n_draws, 1.0 / n_draws), float("nan")
+    else:
+        mode = _mode(x, y, prior)
+        _, hess = _gradient_hessian(mode, x, y, prior)
+        precision = -hess
+        cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else cov
+        u, weights, khat = student_t_importance_draws(mode, cov, lambda v: _log_posterior(v, x, y, prior), n_draws,
+                                                      rng, what=f"{map_name} calibration map", stacklevel=2)
+    return CalibrationFit(
+        features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
+        khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,
+    )

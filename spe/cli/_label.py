@@ -1,0 +1,244 @@
+"""``spe label``: label items one at a time, chosen actively, every answer saved at once.
+
+Problems raise ``ValueError`` (a ``StateError`` is one), which ``spe.cli.main`` prints
+as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .._fit import fit
+from ..assessment import Assessor, bin_groups, encode_groups, spe_informed_prior  # a StateError is a ValueError
+from ..scores import MISSING_TOKENS, parse_label, parse_scores, read_table
+from ._common import DefaultsShown
+
+YES_NO_SHORT = {"y": "yes", "n": "no"}
+#: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
+#: or a metric of the scores (spe.fit + suggest_labels).
+GOALS = ("accuracy", "pr", "ap", "threshold")
+#: The assessor's prior per group: SPE-informed (spe.fit on the scores and every answer so
+#: far) or uniform. "auto": SPE-informed for binary labels, uniform for class names.
+PRIORS = ("auto", "spe", "uniform")
+
+
+def answer_parser(predicted):
+    """(canonical predictions, parse(answer) -> stored label or None, hint for the prompt).
+
+    Binary predictions (1/0, true/false, yes/no) take any of those answers, and y/n, and
+    store "1"/"0", so "y" is not compared as text with "1". Other predictions are class
+    names: an answer must be one of them (matched ignoring case).
+    """
+    parsed = [parse_label(v) for v in predicted]
+    if all(p is not None and not np.isnan(p) for p in parsed):
+        canonical = np.array(["1" if p == 1 else "0" for p in parsed])
+
+        def parse(answer):
+            value = parse_label(YES_NO_SHORT.get(answer.lower(), answer))
+            return None if value is None or np.isnan(value) else ("1" if value == 1 else "0")
+
+        return canonical, parse, "1/y = positive, 0/n = negative"
+    classes = sorted(set(map(str, predicted)))
+    by_lower = {c.lower(): c for c in classes}
+
+    def parse(answer):
+        return answer if answer in classes else by_lower.get(answer.lower())
+
+    shown = ", ".join(classes[:8]) + (", ..." if len(classes) > 8 else "")
+    return np.array([str(v) for v in predicted]), parse, f"one of: {shown}"
+
+
+def _existing_labels(table, args, parse):
+    """{item: stored label} from --label-col (blank/NA cells = not yet labeled)."""
+    cells = table.column(args.label_col)
+    out = {}
+    for i, cell in enumerate(cells):
+        if cell.strip().lower() in MISSING_TOKENS:
+            continue
+        label = parse(cell.strip())
+        if label is None:
+            raise ValueError(f"label column {args.label_col!r}, row {table.rows[i]}: {cell!r} is not a label "
+                           "these predictions can be compared with")
+        out[i] = label
+    return out
+
+
+def _fitted(scores, answers, seed):
+    """spe.fit on the binary answers so far ("1" = positive)."""
+    labels = np.full(scores.size, np.nan)
+    for i, answer in answers.items():
+        labels[int(i)] = 1.0 if answer == "1" else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fit's notes would interrupt every prompt
+        return fit(scores, labels, seed=seed, progress=False)
+
+
+def _suggested(scores, answers, goal, seed, threshold=None) -> np.ndarray:
+    """The next item for ``goal`` ("pr", "ap", or "threshold": precision and recall at
+    ``threshold``): fit spe on the answers so far and ask
+    :meth:`~spe.report.SPEResult.suggest_labels` (empty when everything is labeled)."""
+    if len(answers) >= scores.size:
+        return np.empty(0, dtype=int)
+    res = _fitted(scores, answers, seed)
+    if goal == "threshold":
+        return res.suggest_labels(1, target="threshold", threshold=threshold)
+    return res.suggest_labels(1, target=goal)
+
+
+def _spe_prior(assessor, scores, predicted, seed):
+    """Rebuild the assessor's prior from spe.fit on every answer so far; the prior then holds
+    those answers and the assessor counts only later ones (no answer is counted twice).
+    Its strength per group is earned: what the posterior's own uncertainty supports."""
+    res = _fitted(scores, assessor.labels, seed)
+    prior = spe_informed_prior(res, assessor.groups, predicted.astype(float), max_strength="group size")
+    assessor.set_prior(prior, included=assessor.labels)
+    strength = prior.alpha + prior.beta
+    print(f"prior: SPE-informed from the scores and {len(assessor.labels)} answers; worth "
+          f"{strength.min():.0f}-{strength.max():.0f} labels per group")
+
+
+def _prior_choice(args, predicted) -> str:
+    choice = getattr(args, "prior", "auto")
+    binary = set(predicted) <= {"0", "1"}
+    if choice == "spe" and not binary:
+        raise ValueError("--prior spe needs binary labels (--threshold, or 1/0 predictions), not class names")
+    return "spe" if choice == "auto" and binary else ("uniform" if choice == "auto" else choice)
+
+
+def _items(args, table):
+    """(scores, ids, predicted, parse, hint, groups, group names) of the table's items."""
+    scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
+    ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)
+    if args.pred_col:
+        predicted = np.array(table.column(args.pred_col))
+    elif args.threshold is not None:
+        predicted = (scores >= args.threshold).astype(int).astype(str)
+    else:
+        raise ValueError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
+    predicted, parse, hint = answer_parser(predicted)
+    if args.group_col:
+        groups, names = encode_groups(np.array(table.column(args.group_col)))
+    else:
+        groups, edges = bin_groups(scores, args.bins, "mass")
+        names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
+    return scores, ids, predicted, parse, hint, groups, names
+
+
+def _check_goal(args, predicted) -> str:
+    goal = getattr(args, "goal", "accuracy")
+    if goal != "accuracy" and not set(predicted) <= {"0", "1"}:
+        raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
+    if goal == "threshold" and args.threshold is None:
+        raise ValueError("--goal threshold needs --threshold (the score at which items are predicted positive)")
+    return goal
+
+
+def _open_session(args, state, groups, predicted, ids, existing) -> Assessor:
+    """The session in ``state`` (resumed, or new), with the table's known labels added."""
+    if state.exists():
+        assessor = Assessor.load(state, groups, predicted, ids)
+        print(f"resuming {state}: {len(assessor.labels)} answers so far")
+    else:
+        assessor = Assessor(groups, predicted, strategy=args.strategy, item_ids=ids, seed=args.seed)
+    new = {i: lab for i, lab in existing.items() if i not in assessor.labels}
+    for i, lab in new.items():
+        assessor.update(i, lab)
+    if new:
+        print(f"loaded {len(new)} existing labels from column {args.label_col!r}")
+    return assessor
+
+
+def _ask(ask, prompt, parse, hint):
+    """The parsed answer, asking again until it is one; None when the user quits."""
+    while True:
+        try:
+            answer = ask(prompt).strip()
+        except EOFError:
+            answer = "q"
+        if answer.lower() in ("q", "quit", "exit"):
+            return None
+        label = parse(answer)
+        if label is not None:
+            return label
+        said = "no answer" if not answer else f"{answer!r} is not an answer"
+        print(f"  {said}: type {hint}, or q to quit")
+
+
+def _print_results(args, assessor, state, names, scores, goal):
+    acc = assessor.accuracy()
+    print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
+    for g, name in enumerate(names):
+        print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
+    print(f"  overall (size-weighted): {acc['overall']:.3f}")
+    if goal != "accuracy":
+        res = _fitted(scores, assessor.labels, args.seed)
+        ap = res.average_precision()
+        print(f"average precision of the scores (spe.fit): {ap.value:.3f} [{ap.lower:.3f}, {ap.upper:.3f}]")
+        if goal == "threshold":
+            at = res.metrics_at(args.threshold)
+            print("at threshold {:g} (spe.fit): ".format(args.threshold) + ", ".join(
+                f"{k} {at[k].value:.3f} [{at[k].lower:.3f}, {at[k].upper:.3f}]" for k in ("precision", "recall")))
+
+
+def run(args, ask=input):
+    """Interactive labeling: pick the next item actively, save after every answer."""
+    table = read_table(args.data)
+    scores, ids, predicted, parse, hint, groups, names = _items(args, table)
+    goal = _check_goal(args, predicted)
+    existing = _existing_labels(table, args, parse) if args.label_col else {}
+    if table.blank_rows:
+        print(f"spe: note: {table.blank_note()}", file=sys.stderr)
+    state = Path(args.state)
+    assessor = _open_session(args, state, groups, predicted, ids, existing)
+    if _prior_choice(args, predicted) == "spe" and goal == "accuracy":
+        _spe_prior(assessor, scores, predicted, args.seed)
+    assessor.save(state)
+    asked = 0
+    while args.max is None or asked < args.max:
+        nxt = (assessor.next_items(1) if goal == "accuracy"
+               else _suggested(scores, assessor.labels, goal, args.seed, args.threshold))
+        if nxt.size == 0:
+            print("every item is labeled")
+            break
+        i = int(nxt[0])
+        label = _ask(ask, f"item {ids[i]} (score {scores[i]:.6g}, group {names[groups[i]]}, predicted "
+                          f"{predicted[i]}): true label? [{hint}; q = quit] ", parse, hint)
+        if label is None:
+            break
+        assessor.update(i, label)
+        assessor.save(state)
+        asked += 1
+    _print_results(args, assessor, state, names, scores, goal)
+
+def add_parser(sub):
+    p = sub.add_parser("label", help="label items one by one, chosen actively; resumable",
+                       description="Label items one at a time, chosen by Thompson sampling over groups; every "
+                                   "answer is saved at once (atomically) to --state, and a later run resumes.",
+                       formatter_class=DefaultsShown)
+    p.add_argument("data", help="CSV of items to label")
+    p.add_argument("--state", required=True, help="JSON state file (created, or resumed if it exists)")
+    p.add_argument("--score-col", required=True, help="column with classifier scores")
+    p.add_argument("--id-col", default=None, help="column with item ids shown in the prompt (default: row index)")
+    p.add_argument("--label-col", default=None,
+                   help="column with labels already known (blank or NA = not yet); loaded before asking")
+    p.add_argument("--pred-col", default=None, help="column with the model's predicted label")
+    p.add_argument("--threshold", type=float, default=None, help="predict 1 when score >= threshold")
+    p.add_argument("--group-col", default=None, help="column with group ids (without it: equal-mass score bins)")
+    p.add_argument("--bins", type=int, default=5, help="equal-mass score bins when no --group-col")
+    p.add_argument("--strategy", default="ts-estimate", help="how items are chosen: ts-estimate, ts-worst, random, ...")
+    p.add_argument("--goal", default="accuracy", choices=GOALS,
+                   help="accuracy: per-group accuracy (Thompson sampling, --strategy); pr / ap: the PR curve "
+                        "or average precision of the scores; threshold: precision and recall at --threshold "
+                        "(pr / ap / threshold refit spe.fit after every answer and ask suggest_labels for the "
+                        "next item; binary labels only)")
+    p.add_argument("--prior", default="auto", choices=PRIORS,
+                   help="the per-group prior of --goal accuracy: spe = SPE-informed (spe.fit on the scores and "
+                        "the answers so far, rebuilt each time a session starts or resumes; answers it holds are "
+                        "not counted twice), uniform = Beta(1, 1); auto = spe for binary labels, else uniform")
+    p.add_argument("--max", type=int, default=None, help="stop after this many answers")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the item choice")
+    p.set_defaults(func=run)

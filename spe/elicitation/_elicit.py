@@ -1,0 +1,182 @@
+"""The entry point: :func:`elicit_metric`."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .._util.seeds import child_seeds
+from ..exceptions import InconsistentAnswersWarning
+from ._diagonal import elicit_diagonal
+from ._families import DiagonalLinear, Linear
+from ._fractional import elicit_fractional, features
+from ._inputs import (as_probabilities, check_classes, check_family, check_positive_int, check_tolerance,
+                      recalibrated)
+from ._oracles import Asker
+from ._posterior import answer_model, diagonal_posterior, fractional_posterior, linear_posterior
+from ._radius import sphere_radius
+from ._result import ElicitedMetric
+from ._space import ConfusionSpace
+from ._sphere import elicit_linear
+
+#: Below this radius the sphere of Algorithm 2 is a point: the probabilities carry no signal.
+MIN_RADIUS = 1e-9
+
+
+def _answers(asker, diagonal: bool):
+    """(features of first minus second, votes for the first) per question: with repeats,
+    every vote is an observation (a majority would discard how split they were)."""
+    first = np.array([q.first for q in asker.history])
+    second = np.array([q.second for q in asker.history])
+    votes = np.array([sum(q.votes) for q in asker.history], float)
+    return features(first, diagonal) - features(second, diagonal), votes
+
+
+def _last_cycle(searches, q):
+    return sorted(searches[-(q - 1):], key=lambda s: s.angle)
+
+
+def _run(family, space, asker, tol, cycles, radius, model, n_draws):
+    """(metric, radius, structure, posterior factory) of one family's algorithm."""
+    q = space.q
+    if family == "diagonal":
+        weights, pairs = elicit_diagonal(space, asker, tol)
+        structure = {"pairs": pairs, "searches": [p.upper for p in pairs]}
+
+        def factory(rng):
+            diffs, votes = _answers(asker, True)
+            return diagonal_posterior(pairs, diffs, votes, asker.repeats, model, weights, n_draws, rng, tol), None
+
+        return DiagonalLinear(weights), None, structure, factory
+    if family == "diagonal-fractional":
+        metric, faces = elicit_fractional(space, asker, tol, diagonal=True)
+        structure = {"faces": faces, "searches": [s for f in faces for s in f.searches]}
+        return metric, None, structure, lambda rng: fractional_posterior(space, True, faces, min(n_draws, 1000), rng,
+                                                                         model.lapse)
+    if radius is None:
+        radius = sphere_radius(space, signs=(-1.0,) if family == "linear" else (-1.0, 1.0))[0]
+    if radius < MIN_RADIUS:
+        raise ValueError("the class probabilities leave no room for a sphere of queries around the random "
+                         f"classifier (radius {radius:.3g}): they carry no information about the classes")
+    if family == "linear":
+        weights, theta, searches = elicit_linear(space, radius, asker, tol, cycles)
+        structure = {"theta": theta, "searches": searches, "cycles": cycles}
+
+        def factory(rng):
+            diffs, votes = _answers(asker, False)
+            widths = [s.interval[1] - s.interval[0] for s in _last_cycle(searches, q)]
+            return linear_posterior(theta, widths, diffs, votes, asker.repeats, model, n_draws, rng), None
+
+        return Linear(weights, space.n_classes), radius, structure, factory
+    metric, (theta_best, theta_worst, searches) = elicit_fractional(space, asker, tol, False, radius, cycles)
+    half = len(searches) // 2
+    groups = (_last_cycle(searches[:half], q), _last_cycle(searches[half:], q))
+    structure = {"theta": (theta_best, theta_worst), "searches": searches, "cycles": cycles}
+    return metric, radius, structure, lambda rng: fractional_posterior(space, False, groups, min(n_draws, 1000), rng,
+                                                                       model.lapse, radius)
+
+
+def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None, seed=0, *, classes=None,
+                  repeats=1, noise="exact", noise_scale=None, lapse=0.01, cycles=2, n_draws=4000,
+                  radius=None) -> ElicitedMetric:
+    """Learn the user's performance metric from "which would you rather have?" answers.
+
+    Each question shows two confusion matrices reachable on the user's items and asks the
+    ``oracle`` which is better; the answers pin down the metric (Hiranandani et al.,
+    *Multiclass Performance Metric Elicitation*), and the metric's best rule for these items.
+
+    Parameters
+    ----------
+    oracle : callable
+        ``oracle(C1, C2) -> bool``: True when confusion matrix C1 (K x K, rows: true class,
+        entries summing to 1) is preferred to C2. Any other return raises ``TypeError``.
+        Helpers: :func:`spe.elicitation.truthful_oracle`, ``noisy_oracle``,
+        ``bradley_terry_oracle``; a person: ``spe elicit``.
+    probs : array-like of shape (N, K)
+        The classifier's class probabilities on the user's items (binary: K = 2, columns
+        [P(class 0), P(class 1)]).
+    family : {"diagonal", "linear", "diagonal-fractional", "linear-fractional"}
+        ``diagonal``: weighted accuracy (Algorithm 1, at most 4 (K - 1) ceil(log2(1/tol))
+        questions). ``linear``: a cost per kind of mistake (Algorithm 2 on a sphere inside
+        the reachable matrices, 8 (q - 1) ceil(log2(pi / (2 tol))) questions, q = K(K - 1)).
+        ``diagonal-fractional``: F-measure-like ratios of the diagonal (binary: F-beta, ...).
+        ``linear-fractional``: ratios of the mistakes (twice the linear questions).
+    tolerance : float in (0, 0.5)
+        Each search stops when its interval is this narrow.
+    labels : array-like of shape (N,), optional
+        A few class indices (-1, NaN or None = unlabeled). The questions are then built from
+        SPE's recalibrated probabilities (:func:`spe.fit_multiclass`; binary :func:`spe.fit`)
+        and :meth:`~spe.elicitation.ElicitedMetric.evaluate` uses that fit.
+    seed : int, numpy Generator or None
+        Seeds the recalibration fit, the posterior and the evaluation draws.
+    classes : list of str, optional
+        Class names (shown in summaries).
+    repeats : odd int
+        Ask each question this many times and take the majority.
+    noise, noise_scale, lapse :
+        How answers relate to the metric in the posterior
+        (:class:`~spe.elicitation.AnswerModel`): ``"exact"``, ``"threshold"``
+        (wrong only within ``noise_scale`` = eps_Omega) or ``"bradley-terry"`` (logistic with
+        ``noise_scale``), each with a ``lapse`` share of random answers. With a noisy model
+        the reported weights of the linear families are the posterior mean (every answer
+        weighed as evidence; the searches' own estimate stays in ``search_weights``).
+    cycles : int
+        Passes over the angles (``linear`` families; the paper's 2).
+    n_draws : int
+        Posterior draws of the weights (at most 1000 for linear-fractional families).
+    radius : float, optional
+        The sphere's radius (``linear`` families); default: the certified radius of
+        :func:`spe.elicitation.sphere_radius`.
+
+    Returns
+    -------
+    ElicitedMetric
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> from spe.elicitation import DiagonalLinear, truthful_oracle, paper_probabilities
+    >>> probs = paper_probabilities((1, 3, 5), n=2000)
+    >>> m = spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.5, 0.3])), probs)
+    >>> np.round(m.weights, 2)
+    array([0.2, 0.5, 0.3])
+    """
+    raw = as_probabilities(probs)
+    k = raw.shape[1]
+    family = check_family(family, k)
+    tol = check_tolerance(tolerance)
+    names = check_classes(classes, k)
+    model = answer_model(noise, noise_scale, lapse)
+    cycles, n_draws = check_positive_int(cycles, "cycles"), check_positive_int(n_draws, "n_draws")
+    if radius is not None and not (isinstance(radius, numbers.Real) and radius > 0):
+        raise ValueError(f"radius must be a number > 0, got {radius!r}")
+    asker = Asker(oracle, repeats)
+    fit_seed, result_seed = child_seeds(seed, 2)
+    eta, fit = (raw, None) if labels is None else recalibrated(raw, labels, fit_seed)
+    space = ConfusionSpace(eta)
+    metric, radius, structure, factory = _run(family, space, asker, tol, cycles, radius, model, n_draws)
+    out = ElicitedMetric(family=family, metric=metric, classes=names, tolerance=tol, asker=asker,
+                         searches=structure["searches"], space=space, raw_probs=raw, fit=fit, radius=radius,
+                         model=model, seed=result_seed, posterior_factory=factory, structure=structure)
+    if model.kind != "exact" and family in ("diagonal", "linear"):
+        out.adopt_posterior_mean()
+    _warn_if_inconsistent(out)
+    return out
+
+
+def _warn_if_inconsistent(m: ElicitedMetric) -> None:
+    rounds, split = m.inconsistent_rounds, m.split_votes
+    if not (rounds or split):
+        return
+    said = []
+    if rounds:
+        said.append(f"{rounds} round(s) of questions got answers that no {m.family} metric gives (along one path: "
+                    "better, then worse, then better again)")
+    if split:
+        said.append(f"{split} question(s) got different answers when repeated")
+    warnings.warn("; ".join(said) + ". The oracle is noisy, or its metric is not of this family. Each search kept "
+                  "its first 'worse' answer; the posterior counts every answer under the "
+                  f"{m.answer_model.kind!r} answer model (lapse {m.answer_model.lapse:g}). Consider repeats=3, "
+                  "noise='threshold' or another family.", InconsistentAnswersWarning, stacklevel=3)

@@ -1,0 +1,179 @@
+"""AccuracySurface: a classifier's accuracy on every attribute combination, with intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import Estimate
+from ._estimate import MIN_ITEMS
+from ._model import SurfaceFit
+from ._realised import unlabeled_variance_parts
+from ._suggest import choose_arms, items_for_arms
+
+
+class AccuracySurface:
+    """The posterior of a classifier's accuracy on each attribute combination (arm).
+
+    Made by :func:`spe.accuracy_surface`. Each arm's accuracy is that of *its items*
+    (labeled ones as labeled, the others drawn from the model), so with every item
+    labeled the surface is exact.
+
+    Attributes
+    ----------
+    fit : SurfaceFit
+        The pooled model: members, their weights, draws.
+    uncertain : dict name -> UncertainAttribute
+        Attributes given as probabilities, with their fitted ``temperature``.
+    names : tuple of str
+        The attributes.
+    n_arms : int
+    """
+
+    def __init__(self, fit: SurfaceFit, rows=None, labeled=None, uncertain=None, seed=None):
+        self.fit = fit
+        self.counts = fit.counts
+        self.names = tuple(fit.counts.names)
+        self._rows = rows  # (arm, item, share) of each item's share of an arm
+        self._labeled = labeled
+        self.uncertain = dict(uncertain or {})
+        self._seed = seed
+
+    # ---- accessors --------------------------------------------------------------------
+    @property
+    def n_arms(self) -> int:
+        return self.counts.n_arms
+
+    @property
+    def draws(self) -> np.ndarray:
+        """(S, M) posterior draws of each arm's accuracy."""
+        return self.fit.accuracy.draws
+
+    @property
+    def weights(self) -> dict:
+        """Posterior probability of each member model (see the user guide)."""
+        return dict(self.fit.weights)
+
+    def arm_values(self) -> dict:
+        """Attribute values of every arm, ``name -> (M,) array``, in the order of :meth:`to_dict`."""
+        return self.counts.values()
+
+    def _select(self, values: dict) -> np.ndarray:
+        mask = np.ones(self.n_arms, dtype=bool)
+        arm_values = self.arm_values()
+        for name, value in values.items():
+            if name not in self.names:
+                raise ValueError(f"unknown attribute {name!r}; the attributes are {list(self.names)}")
+            wanted = np.atleast_1d(np.asarray(value, dtype=object)).tolist()
+            present = set(arm_values[name].tolist())
+            missing = [w for w in wanted if w not in present]
+            if missing:
+                raise ValueError(f"attribute {name!r} has no value {missing[0]!r} among the items; its values "
+                                 f"are {sorted(present, key=str)}")
+            mask &= np.isin(arm_values[name], np.asarray(wanted, dtype=arm_values[name].dtype))
+        return mask
+
+    # ---- estimates --------------------------------------------------------------------
+    def to_dict(self, level: float = 0.9, min_items: float = 1) -> dict:
+        """One entry per arm with at least ``min_items`` items: the attribute values,
+        ``n_items``, ``n_labeled``, ``n_correct`` (labeled and right), ``accuracy``
+        (posterior mean), ``lower``/``upper`` (equal-tailed ``level`` interval) and ``sd``."""
+        lower, upper = self.fit.accuracy.interval(level)
+        keep = self.counts.arm_items >= min_items
+        out = {name: v[keep] for name, v in self.arm_values().items()}
+        out.update(n_items=self.counts.arm_items[keep], n_labeled=self.counts.arm_labeled[keep],
+                   n_correct=self.counts.arm_correct[keep], accuracy=self.fit.accuracy.mean[keep],
+                   lower=lower[keep], upper=upper[keep], sd=np.sqrt(self.fit.accuracy.variance[keep]))
+        return out
+
+    def to_frame(self, level: float = 0.9, min_items: float = 1):
+        """:meth:`to_dict` as a pandas DataFrame (needs pandas), one row per arm."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is optional
+            raise ImportError("to_frame needs pandas (pip install pandas); to_dict gives the same columns") from None
+        return pd.DataFrame(self.to_dict(level, min_items))
+
+    def marginal(self, where: dict | None = None, /, level: float = 0.9, **values) -> Estimate:
+        """Accuracy over the items of a partial combination, e.g. ``marginal(sex="Female")``.
+
+        A value may be a list (``race=["Asian", "Other"]``). The interval comes from the
+        joint draws of the arms involved, so it is not a sum of per-arm intervals. An
+        attribute whose name is not a Python keyword argument, or is ``level``, is given
+        in a dict: ``marginal({"level": "high", "age group": "<25"})``.
+        """
+        if where is not None and not isinstance(where, dict):
+            raise TypeError(f"marginal's first argument is a dict of attribute -> value(s), got {type(where).__name__}")
+        both = set(where or ()) & set(values)
+        if both:
+            raise ValueError(f"attribute(s) {sorted(both)} given twice, in the dict and as keywords")
+        values = {**(where or {}), **values}
+        draws = self.fit.accuracy.pooled(self._select(values), self.counts.arm_items)
+        label = ", ".join(f"{k}={v}" for k, v in values.items()) or "all items"
+        return Estimate.from_draws(f"accuracy ({label})", draws, np.full(draws.size, 1 / draws.size), level)
+
+    def table(self, rows: str, cols: str | None = None, level: float = 0.9) -> dict:
+        """Marginal accuracy over one or two attributes: ``{"rows", "cols", "mean", "lower",
+        "upper", "n_items"}`` with (R, C) arrays (NaN where no item has the combination)."""
+        if not 0 < level < 1:
+            raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+        values = self.arm_values()
+        for name in (rows, cols):
+            if name is not None and name not in self.names:
+                raise ValueError(f"unknown attribute {name!r}; the attributes are {list(self.names)}")
+        r_levels = np.unique(values[rows])
+        c_levels = np.unique(values[cols]) if cols else np.array(["all"])
+        shape = (r_levels.size, c_levels.size)
+        mean, lower, upper, n_items = (np.full(shape, np.nan) for _ in range(4))
+        tail = (1 - level) / 2
+        for i, r in enumerate(r_levels):
+            for j, c in enumerate(c_levels):
+                mask = (values[rows] == r) & ((values[cols] == c) if cols else True)
+                if not mask.any():
+                    continue
+                d = self.fit.accuracy.pooled(mask, self.counts.arm_items)
+                mean[i, j], n_items[i, j] = d.mean(), self.counts.arm_items[mask].sum()
+                lower[i, j], upper[i, j] = np.quantile(d, [tail, 1 - tail])
+        return {"rows": r_levels, "cols": c_levels, "mean": mean, "lower": lower, "upper": upper,
+                "n_items": n_items, "row_name": rows, "col_name": cols}
+
+    # ---- what next --------------------------------------------------------------------
+    def suggest_labels(self, k: int = 10, min_items: float = MIN_ITEMS, seed=None) -> np.ndarray:
+        """Indices of ``k`` unlabeled items whose labels shrink the surface's uncertainty most.
+
+        Each pick goes to the arm (of at least ``min_items`` items) where one more label
+        removes the most posterior variance of its accuracy (see ``_suggest``);
+        the item is drawn at random within the arm. Label them and refit.
+        """
+        if self._rows is None:
+            raise ValueError("this surface was made from counts: it knows no items to suggest")
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        c = self.counts
+        per_item, n_unlabeled = unlabeled_variance_parts(c, self.fit.arm_constant, self.fit.slope)
+        item_var = per_item / np.maximum(n_unlabeled, 1e-12)
+        jacobian = per_item / np.maximum(c.arm_items, 1e-12)
+        latent_var = self.fit.arm_constant.var(axis=0)
+        eligible = c.arm_items >= min_items
+        picks = choose_arms(k, jacobian, latent_var, item_var, c.arm_items, n_unlabeled, eligible)
+        rng = np.random.default_rng(self._seed if seed is None else seed)
+        return items_for_arms(picks, *self._rows, ~self._labeled, rng)
+
+    # ---- reports ----------------------------------------------------------------------
+    def summary(self, level: float = 0.9, n_worst: int = 5) -> str:
+        """What was fitted, how the members were weighed, and the least accurate arms."""
+        from ._summary import surface_summary
+
+        return surface_summary(self, level, n_worst)
+
+    def plot(self, rows: str, cols: str | None = None, ax=None, level: float = 0.9, truth=None):
+        """Heatmap of the accuracy over two attributes (the others pooled), each cell with
+        its posterior mean and ``level`` interval; ``truth`` (a :meth:`table`-like dict of
+        true means) adds the true value beside the estimate."""
+        from ._summary import plot_surface
+
+        return plot_surface(self, rows, cols, ax=ax, level=level, truth=truth)
+
+    def __repr__(self) -> str:
+        c = self.counts
+        return (f"AccuracySurface({c.n_arms} arms over {list(self.names)}; {c.n_items.sum():.0f} items, "
+                f"{c.n_labeled.sum():.0f} labeled; members {', '.join(f'{k} {v:.2f}' for k, v in self.weights.items())})")
