@@ -1,6 +1,6 @@
 """Active assessment on digits (10-class logistic regression), Ji et al. Tables 3 and 6 shape.
 
-    python benchmarks/active.py [--runs 50]      # writes benchmarks/ACTIVE.md
+    python -m benchmarks.active [--runs 50]      # writes benchmarks/ACTIVE.md
 
 Groups are predicted classes; theta_g is accuracy per predicted class. Rows: uniform
 prior with random labels (UPrior), score-informed prior (IPrior, Ji et al.), IPrior with
@@ -20,7 +20,7 @@ import numpy as np
 
 import spe
 from spe.assessment import class_groups, score_informed_prior, spe_informed_prior, uninformative_prior
-from spe.assessment.simulate import run, true_accuracy
+from spe.assessment._simulate import run, true_accuracy
 
 HERE = Path(__file__).resolve().parent
 BUDGETS = (20, 50, 100, 200)
@@ -93,7 +93,7 @@ def main(argv=None):
     lines = [
         "# Active assessment: digits, 10-class logistic regression, accuracy per predicted class",
         "",
-        f"Run {datetime.date.today().isoformat()}, {args.runs} runs per row, `python benchmarks/active.py --runs {args.runs}`. "
+        f"Run {datetime.date.today().isoformat()}, {args.runs} runs per row, `python -m benchmarks.active --runs {args.runs}`. "
         f"True overall accuracy {correct.mean():.3f}; per-class accuracy {np.round(truth, 3).tolist()}.",
         "",
         "Mean RMSE of per-class accuracy, sqrt(sum_g p_g (theta_hat_g - theta_g)^2), after N labels "

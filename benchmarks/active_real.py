@@ -16,7 +16,7 @@ share of correct predictions per bin; budgets 10, 20 and 50 labels. SPE-10 is
 :func:`spe.assessment.spe_informed_prior`, its strength earned (bounded by the bin's
 size, the ``spe label`` default) or capped at 10 pseudo-labels (the function's default).
 
-    python benchmarks/active_real.py [--runs 100] [--quick]     # writes benchmarks/ACTIVE_REAL.md
+    python -m benchmarks.active_real [--runs 100] [--quick]     # writes benchmarks/ACTIVE_REAL.md
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -33,15 +32,16 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from active import digits_probs  # noqa: E402
-from real import DATA, all_cases, git_commit  # noqa: E402
+from benchmarks.active import digits_probs  # noqa: E402
+from benchmarks.harness.cases import DATA, all_cases  # noqa: E402
+from benchmarks.harness.report import git_commit  # noqa: E402
 
 from spe import fit, fit_multiclass  # noqa: E402
-from spe.assessment import (bin_groups, class_groups, multiclass_informed_prior,  # noqa: E402
-                            score_informed_prior, spe_informed_prior, uninformative_prior)
-from spe.assessment.simulate import run, true_accuracy  # noqa: E402
+from spe.assessment import (bin_groups, class_groups, multiclass_informed_prior, score_informed_prior,
+                            spe_informed_prior, uninformative_prior)
+from spe.assessment._simulate import run, true_accuracy  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 FILES = {"mnist": "mnist_labelerrors_cv.npz", "20news": "20news_labelerrors_cv.npz"}
 SPE_DRAWS = 300
@@ -227,7 +227,7 @@ def main(argv=None):
     lines = [
         "# Active assessment on real multiclass outputs: SPE-informed priors vs Ji et al.'s",
         "",
-        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}, `python benchmarks/active_real.py "
+        f"Run {datetime.date.today().isoformat()}, commit {git_commit()}, `python -m benchmarks.active_real "
         f"--runs {runs}` ({(time.time() - start) / 60:.1f} min, {args.jobs} processes). " + __doc__.split("\n\n")[1]
         .replace("\n", " "),
         "",

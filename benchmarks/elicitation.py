@@ -1,9 +1,9 @@
 """Metric elicitation benchmark: ``spe.elicit_metric`` on the paper's synthetic classes and on real files.
 
-    python benchmarks/elicitation.py            # ~30 min on one process; writes results/elicitation.json,
+    python -m benchmarks.elicitation            # ~30 min on one process; writes results/elicitation.json,
                                                 # its section of RESULTS.md and the user guide's block
-    python benchmarks/elicitation.py --quick    # a tenth of the metrics, prints only
-    python benchmarks/elicitation.py --report   # the sections again from results/elicitation.json
+    python -m benchmarks.elicitation --quick    # a tenth of the metrics, prints only
+    python -m benchmarks.elicitation --report   # the sections again from results/elicitation.json
 
 **Synthetic** (Hiranandani et al. section 6.1): X ~ U[-1, 1], eta_i(x) prop. to
 1 / (1 + exp(p_i x)), p = (1, 3, 5) and (1, 3, 6, 10), on a 20,000-point grid. True metrics
@@ -40,26 +40,26 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import DATA, git_commit, run_stamp, table, write_section  # noqa: E402
+from benchmarks.harness.cases import DATA
+from benchmarks.harness.report import git_commit, run_stamp, table, write_section
 
 import spe  # noqa: E402
-from spe.elicitation import (InconsistentAnswersWarning, noisy_oracle, paper_probabilities,  # noqa: E402
-                             random_metric, truthful_oracle)
-from spe.elicitation.diagonal import elicit_diagonal  # noqa: E402
-from spe.elicitation.fractional import canonical_of  # noqa: E402
-from spe.elicitation.inputs import recalibrated  # noqa: E402
-from spe.elicitation.oracles import Asker  # noqa: E402
-from spe.elicitation.radius import sphere_radius  # noqa: E402
-from spe.elicitation.space import ConfusionSpace  # noqa: E402
+from spe.exceptions import InconsistentAnswersWarning
+from spe.elicitation import noisy_oracle, paper_probabilities, random_metric, truthful_oracle
+from spe.elicitation._diagonal import elicit_diagonal  # noqa: E402
+from spe.elicitation._fractional import canonical_of  # noqa: E402
+from spe.elicitation._inputs import recalibrated  # noqa: E402
+from spe.elicitation import Asker  # noqa: E402
+from spe.elicitation._radius import sphere_radius  # noqa: E402
+from spe.elicitation._space import ConfusionSpace  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 MARKERS = ("<!-- elicitation:start -->", "<!-- elicitation:end -->")
 SUMMARY_MARKERS = ("<!-- elicitation-summary:start -->", "<!-- elicitation-summary:end -->")
@@ -121,7 +121,7 @@ def run_synthetic(n_scale):
         radius = sphere_radius(space, signs=(-1.0, 1.0))[0]
         for family, n in METRICS.items():
             n = max(2, int(n * n_scale))
-            budget = spe.elicitation.search.question_budget(family, k, EPS)
+            budget = spe.elicitation.question_budget(family, k, EPS)
             for eps_omega in NOISE:
                 got = synthetic_cell(k, family, eps_omega, probs, space, radius if "linear" in family else None, n)
                 err = np.concatenate([got["err"], np.full(got["failed"], np.inf)])  # a refusal is a miss

@@ -6,7 +6,7 @@ random label draws), for a linear SVM on digit 3 ("svm3") and a logistic regress
 ("logres8"). Also one SPE curve with its band at 20 labels against the truth.
 
     pip install -e ".[examples]"
-    python benchmarks/figure2_digits.py [--runs 20]     # writes figures/figure2_*.png
+    python -m benchmarks.figure2_digits [--runs 20]     # writes figures/figure2_*.png
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ Bayesian Platt on g's scores alone, every model's metrics from its label draws: 
 which model made the labels, which no method does, so in `prior maps` (where its posterior
 is exact given g) no method can expect to beat it.
 
-    python benchmarks/label_information.py [--seeds 20] [--trials 40] [--several-seeds 40] [--quick | --report]
+    python -m benchmarks.label_information [--seeds 20] [--trials 40] [--several-seeds 40] [--quick | --report]
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -55,16 +54,19 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy import optimize, special  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import (_quiet_fit, accuracy_at, exact_ap, exact_auc, exact_metrics, fit_options,  # noqa: E402
-                  run_stamp, ssme_models, ssme_split, table, write_section)
-
-import multiclass  # noqa: E402
 from spe import fit_many, fit_multiclass  # noqa: E402
-from spe.calibration.maps import CALIBRATED_PRIOR, Features, fit_calibration_map  # noqa: E402
-from spe.calibration.cells import MAX_CELLS  # noqa: E402
-from spe.multiclass.class_maps import PRIOR_SD  # noqa: E402
+from spe.calibration import CALIBRATED_PRIOR, fit_calibration_map
+from spe.calibration._maps import Features  # noqa: E402
+from spe.calibration import MAX_CELLS  # noqa: E402
+from spe.multiclass import PRIOR_SD  # noqa: E402
+
+from benchmarks import multiclass  # noqa: E402
+from benchmarks.harness.cases import DATA, FILES, ssme_models, ssme_split  # noqa: E402
+from benchmarks.harness.fits import fit_options, quiet_fit  # noqa: E402
+from benchmarks.harness.metrics import accuracy_at, exact_ap, exact_auc, exact_metrics  # noqa: E402
+from benchmarks.harness.report import run_stamp, table, write_section  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 MARKERS = ("<!-- label-information:start -->", "<!-- label-information:end -->")
 SUMMARY_MARKERS = ("<!-- label-information-summary:start -->", "<!-- label-information-summary:end -->")
@@ -124,7 +126,7 @@ def known_map_metrics(s, p, labels, seed) -> dict:
 
 def fitted_intervals(method, s, labels, seed) -> dict:
     """{metric: Estimate} (90%) of accuracy at 0.5, AUROC and AUPRC from spe.fit."""
-    res = _quiet_fit(s, labels, seed, **fit_options(method, s))
+    res = quiet_fit(s, labels, seed, **fit_options(method, s))
     return {"accuracy": res.metrics_at(0.5)["accuracy"], "auc": res.auroc(), "auprc": res.average_precision()}
 
 
@@ -156,10 +158,10 @@ def one_case(job):
 
 def several_files(quick=False) -> dict:
     """{file: (scores (N, J), labels, model names)} of the shared files with several models."""
-    import ssme_shared
+    from benchmarks import ssme_shared
 
     return {f: ssme_shared.file_models(f) for f in SEVERAL_FILES[:1 if quick else None]
-            if (ssme_shared.DATA / ssme_shared.FILES[f]).exists()}
+            if (DATA / FILES[f]).exists()}
 
 
 def generating_models(scores) -> list[int]:
@@ -343,7 +345,7 @@ def readme_block(stored) -> str:
     binary = [r for r in stored["binary"] if r["method"] != "labeled only"]
     multi = [r for r in stored["multiclass"] if r["method"] != "labeled only"]
     return "\n".join([
-        f"From `python benchmarks/label_information.py` ({stored['stamp'].split(';')[0].lower()}; tables in "
+        f"From `python -m benchmarks.label_information` ({stored['stamp'].split(';')[0].lower()}; tables in "
         "`benchmarks/RESULTS.md`). Labels drawn from a Platt map (binary) or temperature scaling "
         "(multiclass) fitted to each file (`file maps`) or drawn from spe's prior (`prior maps`); "
         "`platt` / `temperature` is spe's own Bayesian map, correctly specified, from 20 labels; "

@@ -1,7 +1,7 @@
 """A lazy Dask array handed to ``spe.fit``: streamed through the counts, never loaded whole.
 
-    python benchmarks/lazy.py                 # N = 2e8 lazy scores; writes its section of RESULTS.md
-    python benchmarks/lazy.py --rows 2e7      # smaller, prints only
+    python -m benchmarks.lazy                 # N = 2e8 lazy scores; writes its section of RESULTS.md
+    python -m benchmarks.lazy --rows 2e7      # smaller, prints only
 
 In a fresh process per measurement: N synthetic probability scores (a two-class Beta
 mixture, prevalence 0.2, continuous float64) and their labels (100 items labeled, NaN
@@ -24,10 +24,10 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.harness.report import run_stamp, write_section
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import run_stamp, write_section  # noqa: E402
 
 MARKERS = ("<!-- lazy-dask:start -->", "<!-- lazy-dask:end -->")
 LABELS = 100
@@ -97,7 +97,7 @@ def main(argv=None):
     eager = measure(int(args.eager_rows), chunk, eager=True)
     lines = [
         "## A lazy Dask array through `spe.fit` (`benchmarks/lazy.py`)", "",
-        run_stamp() + f". Command: `python benchmarks/lazy.py --rows {args.rows:g}` "
+        run_stamp() + f". Command: `python -m benchmarks.lazy --rows {args.rows:g}` "
         f"({(time.time() - start) / 60:.1f} min).", "",
         f"Synthetic probability scores (Beta(5, 2) positives, Beta(2, 6) negatives, prevalence 0.2) and labels "
         f"({LABELS} items labeled), both lazy `dask.array`s generated block by block; fresh process per row, "

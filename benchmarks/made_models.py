@@ -68,7 +68,7 @@ def digits_models():
 #: Simulated sets of several models (scores from a known world; not shared files): seven
 #: models read one latent log-odds eta ~ N(-4.5, 3^2) (about 10% positives) through a
 #: shared and their own noise and their own temperature (the world of
-#: tests/test_many_population.py, three models added). "noisy top": 15% of the
+#: tests/several/test_many_population.py, three models added). "noisy top": 15% of the
 #: positives-by-score are labeled negative, which no model sees (annotators disagree).
 SIMULATED = {"simulated": 1.0, "simulated, noisy top": 0.85}
 _SIMULATED_MODELS = [(1.0, 0.6), (2.0, 0.5), (0.7, 0.7), (1.5, 1.0), (1.0, 1.2), (3.0, 0.8), (0.5, 0.9)]

@@ -1,7 +1,7 @@
 """Where the score mixture is right: is the package as good as the model allows?
 
-    python benchmarks/model_data.py --quick   # 8 seeds, prints tables
-    python benchmarks/model_data.py           # 50 seeds; writes its section of RESULTS.md
+    python -m benchmarks.model_data --quick   # 8 seeds, prints tables
+    python -m benchmarks.model_data           # 50 seeds; writes its section of RESULTS.md
 
 Scores and labels are drawn from the package's own mixture (a Gamma for negatives and a
 truncated Normal for positives on the unit frame, truncated to it like the fitted
@@ -29,7 +29,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor  # noqa: E402
@@ -38,9 +37,10 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from benchmarks.harness.metrics import ece  # noqa: E402
+from benchmarks.harness.report import run_stamp, write_section  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import ece, run_stamp, write_section  # noqa: E402
 
 MARKERS = ("<!-- model-data:start -->", "<!-- model-data:end -->")
 EVIDENCE = HERE.parent / "docs" / "user_guide" / "evidence.md"
@@ -153,7 +153,7 @@ def main(argv=None) -> int:
     if not args.quick:
         write_section(text, HERE / "RESULTS.md", MARKERS)
         write_section("\n".join([
-            f"From `python benchmarks/model_data.py` ({run_stamp().split(';')[0]}; {seeds} seeds per world; "
+            f"From `python -m benchmarks.model_data` ({run_stamp().split(';')[0]}; {seeds} seeds per world; "
             f"{N_ITEMS:,} items, {N_LABELS} labeled). Prevalence error and ECE of `prob_positive()` "
             "(medians), 90% coverage of the prevalence:", "", *table, "", verdict(rows)]), EVIDENCE, EVIDENCE_MARKERS)
     return 0

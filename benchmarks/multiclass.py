@@ -8,14 +8,13 @@ error and coverage; the labeled items alone (Beta interval for accuracy) side by
 Label models: the default stack, and each of its two members alone (temperature scaling,
 top-label map).
 
-    python benchmarks/multiclass.py [--trials 40] [--quick]
+    python -m benchmarks.multiclass [--trials 40] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -25,12 +24,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import DATA, run_stamp, table, write_section  # noqa: E402
+from benchmarks.harness.cases import DATA  # noqa: E402
+from benchmarks.harness.report import run_stamp, table, write_section  # noqa: E402
 
 from spe import fit_multiclass  # noqa: E402
-from spe.metrics.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
+from spe.metrics import labeled_sweep, sample_average_precision  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 FILES = {"mnist": "mnist_labelerrors_cv.npz", "20news": "20news_labelerrors_cv.npz", "imdb": "imdb_labelerrors_cv.npz"}
 BUDGETS = (0, 10, 20, 50, 100)

@@ -1,8 +1,14 @@
-"""spe benchmarks: label efficiency, honest uncertainty, speed. One command, one run.
+"""The head of RESULTS.md: label efficiency, scalar metrics and threshold choice against the
+peers, speed and memory, MAP time, importance sampling vs emcee.
 
     pip install -e ".[bench]"
-    python benchmarks/run.py --quick          # < 1 minute, prints the tables
-    python benchmarks/run.py                  # full run, writes benchmarks/RESULTS.md
+    python -m benchmarks.run --quick              # < 1 minute, prints the tables
+    python -m benchmarks.run                      # every part; rewrites the head of RESULTS.md
+    python -m benchmarks.run --only thresholds    # one part; the others from results/run/*.json
+    python -m benchmarks.run --report             # the head again from results/run/*.json
+
+The sections after the head (between markers) are written by their own scripts and kept
+as they are: benchmarks/README.md lists the command of each.
 
 Every comparison is measured side by side in the same process (or, for memory, in
 fresh subprocesses launched back to back), so ratios hold on a noisy machine.
@@ -24,18 +30,18 @@ from pathlib import Path
 import numpy as np
 
 import spe
-from spe.metrics.curves import DEFAULT_RECALL_GRID
-from spe.metrics.sweeps import exact_precision_at_recall, labeled_sweep, sample_average_precision
-from spe.mixture.families import get_component
-from spe.mixture.fitting import fit_map
-from spe.mixture.model import MixtureModel
-from spe.mixture.posterior import importance_sample, run_emcee
-from spe.scores.data import prepare
+from spe.metrics import DEFAULT_RECALL_GRID
+from spe.metrics import exact_precision_at_recall, labeled_sweep, sample_average_precision
+from spe.mixture import get_component
+from spe.mixture import fit_map
+from spe.mixture import MixtureModel
+from spe.mixture._posterior import importance_sample, run_emcee
+from spe.scores import prepare
+
+from benchmarks.harness.report import git_commit
+from benchmarks.thresholds_peers import score_classifier
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import git_commit  # noqa: E402
-from thresholds_peers import score_classifier  # noqa: E402
 GRID = DEFAULT_RECALL_GRID
 LEVEL = 0.9
 
@@ -286,8 +292,7 @@ def thresholds(quick, log):
 # ---- speed and scale -------------------------------------------------------------------
 _SPEED_CHILD = """
 import json, resource, sys, time, numpy as np, spe
-sys.path.insert(0, {bench!r})
-from run import model_data
+from benchmarks.run import model_data
 n = {n}
 z, y = model_data(n, 0)
 labels = np.full(n, np.nan); labels[:10] = y[:10]
@@ -306,8 +311,9 @@ def speed(quick, log):
     rows = []
     for families in ("auto", ("gamma", "truncnorm")):
         for n in sizes:
-            code = _SPEED_CHILD.format(bench=str(HERE), n=n, families=families)
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            code = _SPEED_CHILD.format(n=n, families=families)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                 cwd=HERE.parent)  # the repository root: benchmarks is importable
             r = json.loads(out.stdout.strip().splitlines()[-1])
             r["families"] = families if isinstance(families, str) else "/".join(families)
             rows.append(r)
@@ -387,7 +393,7 @@ def report(results, quick, runs=None):
         f"Run {datetime.date.today().isoformat()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
         f"Python {platform.python_version()}; "
         + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
-        "Command: `python benchmarks/run.py" + (" --quick" if quick else "") + "`."
+        "Command: `python -m benchmarks.run" + (" --quick" if quick else "") + "`."
         + ("" if not runs else " Sections (date, commit): "
            + "; ".join(f"{name} {date} {commit}" for name, (date, commit) in runs.items()) + "."),
         "",
@@ -466,7 +472,8 @@ def _has(pkg):
         return False
 
 
-RESULTS_DIR = HERE / "results"
+#: Each part's stored results (tracked, small): --only and --report fill the head from them.
+RESULTS_DIR = HERE / "results" / "run"
 SECTIONS = ("efficiency", "thresholds", "speed", "map", "samplers")
 
 
@@ -494,7 +501,7 @@ def main(argv=None):
         log(f"[{name}]")
         results[name] = runners[name]()
         if not args.quick:
-            RESULTS_DIR.mkdir(exist_ok=True)
+            RESULTS_DIR.mkdir(parents=True, exist_ok=True)
             stamp = {"date": datetime.datetime.now().isoformat(timespec="minutes"), "commit": git_commit(),
                      "data": results[name]}
             (RESULTS_DIR / f"{name}.json").write_text(json.dumps(stamp, indent=1, default=float))

@@ -1,7 +1,7 @@
 """Simulation-based calibration (Talts et al. 2018) of spe's posteriors: the thorough run.
 
-    python benchmarks/sbc.py            # ~5 minutes; writes its section of RESULTS.md
-    python benchmarks/sbc.py --reps 40  # a shorter run (prints only)
+    python -m benchmarks.sbc            # ~5 minutes; writes its section of RESULTS.md
+    python -m benchmarks.sbc --reps 40  # a shorter run (prints only)
 
 Parameters are drawn from the prior, data from the model, the model is fitted, and the
 posterior CDF at the true value is recorded: for a correct posterior it is Uniform(0, 1).
@@ -13,7 +13,7 @@ cover the truth, and a 10-bin rank histogram (counts). Two posteriors:
   the emcee fallback);
 * the Bayesian Platt map (its default prior for probability scores; 40 labeled items).
 
-The fast versions of both checks are in tests/test_score_models.py.
+The fast versions of both checks are in tests/calibration/test_score_models.py.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
 import spe  # noqa: E402
-from spe.calibration.maps import CALIBRATED_PRIOR, fit_calibration_map  # noqa: E402
-from spe.mixture.families import get_component  # noqa: E402
-from spe.mixture.model import MixtureModel  # noqa: E402
-from spe.mixture.priors import Beta, LogNormal, Normal  # noqa: E402
+from spe.calibration import CALIBRATED_PRIOR, fit_calibration_map  # noqa: E402
+from spe.mixture import get_component  # noqa: E402
+from spe.mixture import MixtureModel  # noqa: E402
+from spe.mixture._priors import Beta, LogNormal, Normal  # noqa: E402
+
+from benchmarks.harness.report import write_section  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- sbc:start -->", "<!-- sbc:end -->")
@@ -116,15 +118,8 @@ def main(argv=None):
     ])
     print(text)
     if args.reps >= 200:
-        path = HERE / "RESULTS.md"
-        old = path.read_text()
-        block = f"{MARKERS[0]}\n{text}\n{MARKERS[1]}"
-        if MARKERS[0] in old:
-            head, rest = old.split(MARKERS[0], 1)
-            path.write_text(head + block + rest.split(MARKERS[1], 1)[1])
-        else:
-            path.write_text(old.rstrip() + "\n\n" + block + "\n")
-        print(f"wrote {path} (SBC section)", file=sys.stderr)
+        write_section(text, HERE / "RESULTS.md", MARKERS)
+        print(f"wrote {HERE / 'RESULTS.md'} (SBC section)", file=sys.stderr)
 
 
 if __name__ == "__main__":

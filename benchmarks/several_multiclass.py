@@ -17,14 +17,13 @@ the class draws), and error ratios against the 20 labeled items alone (truth: th
 held-out half); beside them, on the same seeds, `fit_many` given the same models as one
 score each (the binary label model of `spe.many`).
 
-    python benchmarks/several_multiclass.py [--seeds 40] [--binary-seeds 50] [--quick]
+    python -m benchmarks.several_multiclass [--seeds 40] [--binary-seeds 50] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -33,12 +32,12 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import run_stamp, table, write_section  # noqa: E402
+from benchmarks.harness.report import run_stamp, table, write_section  # noqa: E402
 
 import spe  # noqa: E402
-from spe.metrics.sweeps import labeled_sweep, sample_average_precision  # noqa: E402
+from spe.metrics import labeled_sweep, sample_average_precision  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 MARKERS = ("<!-- several-multiclass:start -->", "<!-- several-multiclass:end -->")
 LABEL_MODELS = ("stack", "pool", "maps")
@@ -98,9 +97,11 @@ def one_seed(job):
 
 def one_binary_seed(job):
     """One SSME-protocol split of a fairness file, its models as two-class probabilities."""
-    from real import exact_metrics, ssme_split
-    from spe.metrics import sweeps as SW
-    from ssme_shared import file_models
+    from spe.metrics import _sweeps as SW
+
+    from benchmarks.harness.cases import ssme_split
+    from benchmarks.harness.metrics import exact_metrics
+    from benchmarks.ssme_shared import file_models
 
     short, seed = job
     scores, y, names = file_models(short)
@@ -167,7 +168,7 @@ def main(argv=None):
     except ImportError:
         raise SystemExit("needs scikit-learn (pip install -e .[bench])") from None
     start = time.time()
-    from real import DATA, FILES
+    from benchmarks.harness.cases import DATA, FILES
 
     files = [f for f in ("bank", "compas") if (DATA / FILES[f]).exists()]
     binary_seeds = 4 if args.quick else args.binary_seeds

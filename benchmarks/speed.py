@@ -1,8 +1,8 @@
 """Speed on real scores, side by side with an earlier version of the package.
 
-    python benchmarks/speed.py                 # ~15 min; writes its section of RESULTS.md
-    python benchmarks/speed.py --quick         # 3 cases, 1 seed, prints only
-    python benchmarks/speed.py --ssme-lite     # also one ssme-lite fit beside spe's
+    python -m benchmarks.speed                 # ~15 min; writes its section of RESULTS.md
+    python -m benchmarks.speed --quick         # 3 cases, 1 seed, prints only
+    python -m benchmarks.speed --ssme-lite     # also one ssme-lite fit beside spe's
 
 Every real case of ``benchmarks/real.py`` (N = 2,000, the full imdb file excluded) is fitted
 with 10, 20 and 50 labels: ``spe.fit`` at default settings, then the PR curve (1,000 draws).
@@ -19,6 +19,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,10 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness.cases import QUICK_CASES, all_cases
+from benchmarks.harness.fits import ssme_lite_metrics
+from benchmarks.harness.report import git_commit, run_stamp, table, write_section
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import DATA, git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- speed:start -->", "<!-- speed:end -->")
 SUMMARY_MARKERS = ("<!-- speed-summary:start -->", "<!-- speed-summary:end -->")
@@ -40,11 +43,11 @@ BUDGETS = (10, 20, 50)
 CHILD_CASES = r"""
 import json, sys, time, warnings
 import numpy as np
-sys.path.insert(0, sys.argv[1])
-import real, spe
+import spe
 warnings.simplefilter("ignore")
 name, seeds = sys.argv[2], int(sys.argv[3])
-s, y = real.all_cases([name])[name]
+with np.load(sys.argv[1]) as case:  # the case's scores and labels, saved by this checkout
+    s, y = case["s"], case["y"]
 warm = np.r_[np.zeros(5), np.ones(5), np.full(190, np.nan)]
 spe.fit(np.r_[np.linspace(0, 1, 10), np.linspace(0, 1, 190)], warm, seed=0, n_draws=50)  # imports
 for budget in %(budgets)r:
@@ -88,9 +91,9 @@ print(json.dumps({"s": sec, "rss_mb": rss, "method": res.fits["mixture"].posteri
 
 
 def run_child(tree: Path, code: str, args) -> list[dict]:
+    """Run ``code`` in a fresh process that imports spe from ``tree``; its JSON lines."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(tree)
-    env["SPE_SHARED_DATA"] = str(DATA)
     out = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, capture_output=True,
                          text=True, check=True, cwd=tree)
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
@@ -115,21 +118,20 @@ def summarise(rows, label):
 def ssme_lite_seconds(case="imdb ovr"):
     import warnings
 
-    import real
     import spe
 
     warnings.simplefilter("ignore")
-    s, y = real.all_cases([case])[case]
+    s, y = all_cases([case])[case]
     labels = np.full(s.size, np.nan)
     # 10 labeled items of each class: ssme-lite needs both
     idx = np.r_[np.flatnonzero(y == 1)[:10], np.flatnonzero(y == 0)[:10]]
     labels[idx] = y[idx]
     # both warmed up on 200 items first: neither pays its imports in the timed fit
     small = np.r_[idx, np.setdiff1d(np.arange(s.size), idx)[:180]]
-    real.ssme_lite_metrics(s[small], labels[small], 0)
+    ssme_lite_metrics(s[small], labels[small], 0)
     spe.fit(s[small], labels[small], seed=0, n_draws=50)
     t = time.perf_counter()
-    real.ssme_lite_metrics(s, labels, 0)
+    ssme_lite_metrics(s, labels, 0)
     t_ssme = time.perf_counter() - t
     t = time.perf_counter()
     spe.fit(s, labels, seed=0).pr_curve()
@@ -143,19 +145,19 @@ def main(argv=None):
     ap.add_argument("--reference", default=REFERENCE, help="commit to compare against")
     ap.add_argument("--ssme-lite", action="store_true", help="one ssme-lite fit beside spe's (45-180 s)")
     args = ap.parse_args(argv)
-    import real
-
-    names = list(real.QUICK_CASES) if args.quick else [n for n in real.all_cases() if n != "imdb ovr full"]
+    cases = all_cases()
+    names = list(QUICK_CASES) if args.quick else [n for n in cases if n != "imdb ovr full"]
     seeds = 1 if args.quick else args.seeds
     start = time.time()
     extra = [ssme_lite_seconds()] if args.ssme_lite else []  # first: a failure costs no rerun
     ref = worktree(args.reference)
     rows = {"this": [], "reference": []}
+    saved = Path(tempfile.mkdtemp(prefix="spe-cases-")) / "case.npz"
     try:
         for name in names:
+            np.savez(saved, s=cases[name][0], y=cases[name][1])  # both versions fit the same arrays
             for label, tree in (("this", ROOT), ("reference", ref)):
-                code = CHILD_CASES
-                rows[label] += run_child(tree, code, [HERE if label == "this" else ref / "benchmarks", name, seeds])
+                rows[label] += run_child(tree, CHILD_CASES, [saved, name, seeds])
             print(f"  {name}: this {np.median([r['s'] for r in rows['this'] if r['case'] == name]):.2f} s, "
                   f"reference {np.median([r['s'] for r in rows['reference'] if r['case'] == name]):.2f} s",
                   flush=True)
@@ -166,6 +168,7 @@ def main(argv=None):
                     large.append({"version": label, **r})
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(ref)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(saved.parent, ignore_errors=True)
     summary = [summarise(rows["this"], f"this ({git_commit()})"),
                summarise(rows["reference"], f"reference ({args.reference})")]
     ratio = summary[1]["median_s"] / summary[0]["median_s"]

@@ -25,7 +25,7 @@ population, so its own sampling noise counts against the interval); `fit_many` a
 the held-out half shows what an interval about these items claims about the population.
 Labeled only: Beta intervals for rates, percentile bootstrap for AUROC and AUPRC.
 
-    python benchmarks/ssme_shared.py [--seeds 50] [--ssme-seeds 10] [--quick] [--files bank,compas]
+    python -m benchmarks.ssme_shared [--seeds 50] [--ssme-seeds 10] [--quick] [--files bank,compas]
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -42,13 +41,14 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from made_models import SIMULATED, digits_models, simulated_models  # noqa: E402
-from real import (ALPHA, DATA, FILES, beta_interval, covers, exact_auc, exact_ap, exact_metrics,  # noqa: E402
-                  run_stamp, ssme_split, table, write_section)
+from benchmarks.made_models import SIMULATED, digits_models, simulated_models  # noqa: E402
+from benchmarks.harness.cases import DATA, FILES, ssme_split  # noqa: E402
+from benchmarks.harness.metrics import ALPHA, beta_interval, covers, exact_ap, exact_auc, exact_metrics  # noqa: E402
+from benchmarks.harness.report import run_stamp, table, write_section  # noqa: E402
 
 import spe  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
 
 MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")

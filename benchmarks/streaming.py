@@ -1,7 +1,7 @@
 """Scores larger than memory: the one-pass reduction and a fit from a Parquet dataset.
 
-    python benchmarks/streaming.py               # N = 10^8 (writes ~1.2 GB to a temp dir); RESULTS.md
-    python benchmarks/streaming.py --rows 1e7    # smaller, prints only
+    python -m benchmarks.streaming               # N = 10^8 (writes ~1.2 GB to a temp dir); RESULTS.md
+    python -m benchmarks.streaming --rows 1e7    # smaller, prints only
 
 1. Throughput of :func:`spe.count_scores` against ``np.unique(x, return_counts=True)`` on the
    same in-memory array (the physical floor: a sort), for scores rounded to 4 decimals (exact
@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness.report import run_stamp, write_section
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import run_stamp, write_section  # noqa: E402
 
 MARKERS = ("<!-- streaming:start -->", "<!-- streaming:end -->")
 FILES = 20
@@ -134,7 +134,7 @@ def main(argv=None):
         dasked = None if args.no_dask else run_child(CHILD_DASK, folder)
     lines = [
         "## Scores larger than memory (`benchmarks/streaming.py`)", "",
-        run_stamp() + f". Command: `python benchmarks/streaming.py --rows {args.rows:g}` "
+        run_stamp() + f". Command: `python -m benchmarks.streaming --rows {args.rows:g}` "
         f"({(time.time() - start) / 60:.1f} min).", "",
         "Reduction throughput on the same in-memory array, best of 3 (the floor is one sort):", "",
         "| scores | N | np.unique (s) | count_scores (s) | ratio | keys | binned |", "|---|---|---|---|---|---|---|",

@@ -1,7 +1,7 @@
 """Which items to label: ``suggest_labels`` against random labelling, at equal budgets.
 
-    python benchmarks/suggest.py            # ~10 min on 2 processes; writes its section of RESULTS.md
-    python benchmarks/suggest.py --quick    # 2 cases, 2 runs, prints only
+    python -m benchmarks.suggest            # ~10 min on 2 processes; writes its section of RESULTS.md
+    python -m benchmarks.suggest --quick    # 2 cases, 2 runs, prints only
 
 Each run starts from 10 random labels on a real case of ``benchmarks/real.py`` (N = 2,000),
 then adds labels 10 at a time up to 50 (refitting after every batch): at random (`rand`),
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -29,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness.report import git_commit, run_stamp, table, write_section
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import git_commit, run_stamp, table, write_section  # noqa: E402
 
 MARKERS = ("<!-- suggest:start -->", "<!-- suggest:end -->")
 SUMMARY_MARKERS = ("<!-- suggest-summary:start -->", "<!-- suggest-summary:end -->")
@@ -56,12 +55,13 @@ def band_stats(res, scores, truth_labels):
 
 
 def one_run(job):
-    import real
     import spe
+
+    from benchmarks.harness.cases import all_cases
 
     name, run = job
     warnings.simplefilter("ignore")
-    s, y = real.all_cases([name])[name]
+    s, y = all_cases([name])[name]
     rng = np.random.default_rng(10_000 + run)
     first = rng.choice(s.size, START, replace=False)
     out = {}

@@ -1,17 +1,17 @@
 """Accuracy surfaces over attribute combinations: the AAA paper's ladder beside spe's default.
 
-    python benchmarks/surface.py --quick     # smoke run (~1 minute), prints, writes nothing
-    python benchmarks/surface.py             # estimation, exploration, speed (20 seeds); writes
+    python -m benchmarks.surface --quick     # smoke run (~1 minute), prints, writes nothing
+    python -m benchmarks.surface             # estimation, exploration, speed (20 seeds); writes
                                              # results/surface.json, its RESULTS.md section and
                                              # the Evidence block of docs/user_guide/surface.md
-    python benchmarks/surface.py --report    # rebuild both from results/surface.json
+    python -m benchmarks.surface --report    # rebuild both from results/surface.json
 
 Cases: the shared COMPAS files with all six attributes (correct = (score >= 0.5) == label,
 confidence = max(s, 1 - s); truth = the realised accuracy over all items of each arm with
 >= 5 items) and generated surfaces (``spe.surface.simulate``; a fresh surface per seed) of
 ~10^3 and ~10^4 arms, plus the ~10^3 design with a confidence that carries no information.
 
-Methods: the ladder (``spe.surface.ladder.LADDER``: CPredictor, Beta-I, BernGP, BetaGP,
+Methods: the ladder (``spe.aaa.LADDER``: CPredictor, Beta-I, BernGP, BetaGP,
 BetaGP-SL, BetaGP-SLP), confidence-only (no label) and spe's default
 (``spe.accuracy_surface``, skipped while absent). The ladder estimates each arm's
 population accuracy (the paper's estimand); the truth is the accuracy over the arm's own
@@ -50,14 +50,15 @@ import numpy as np  # noqa: E402
 from scipy import optimize, special  # noqa: E402
 
 import spe  # noqa: E402
-from spe.surface.arms import encode_arms  # noqa: E402
-from spe.surface.explore import suggest_items  # noqa: E402
-from spe.surface.ladder import LADDER, confidence_only, realised  # noqa: E402
-from spe.surface.simulate import simulate_surface  # noqa: E402
+from spe.surface import encode_arms  # noqa: E402
+from spe.aaa import suggest_items  # noqa: E402
+from spe.aaa import LADDER, confidence_only, realised  # noqa: E402
+from spe.surface import simulate_surface  # noqa: E402
+
+from benchmarks.harness.cases import DATA  # noqa: E402
+from benchmarks.harness.report import run_stamp, table, with_block, write_section  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from real import DATA, run_stamp, table, with_block, write_section  # noqa: E402
 
 LEVEL = 0.9
 BUDGETS = (100, 300, 1000)
@@ -529,7 +530,7 @@ def main(argv=None) -> int:
 def write_outputs(stored):
     write_section(report(stored), HERE / "RESULTS.md", MARKERS)
     old = DOCS_PAGE.read_text() if DOCS_PAGE.exists() else "# Accuracy surfaces\n\n## Evidence\n"
-    intro = ("From `python benchmarks/surface.py` (full tables in `benchmarks/RESULTS.md`, section "
+    intro = ("From `python -m benchmarks.surface` (full tables in `benchmarks/RESULTS.md`, section "
              "\"Accuracy surfaces\").\n\n")
     DOCS_PAGE.write_text(with_block(old, intro + report(stored, docs=True), DOC_MARKERS))
 

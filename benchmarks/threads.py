@@ -1,6 +1,6 @@
 """BLAS threads: the package's one-thread bound against BLAS's default, side by side.
 
-    python benchmarks/threads.py     # prints a table (fresh process per row, alternating)
+    python -m benchmarks.threads     # prints a table (fresh process per row, alternating)
 
 Each row is a fresh process fitting the same data (N = 3,000 real scores from the shared
 imdb file if present, else a synthetic mixture; 20 labels) with ``SPE_BLAS_THREADS`` unset

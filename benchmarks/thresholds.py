@@ -1,8 +1,8 @@
 """Does a threshold keep its promise? A reliability diagram of ``choose_threshold``.
 
-    python benchmarks/thresholds.py --quick     # 3 cases, 3 seeds: a smoke run (~1 minute)
-    python benchmarks/thresholds.py             # every case, 20 seeds (~25 minutes, 2 processes)
-    python benchmarks/thresholds.py --report    # rebuild RESULTS.md, the figure and the doc blocks
+    python -m benchmarks.thresholds --quick     # 3 cases, 3 seeds: a smoke run (~1 minute)
+    python -m benchmarks.thresholds             # every case, 20 seeds (~25 minutes, 2 processes)
+    python -m benchmarks.thresholds --report    # rebuild RESULTS.md, the figure and the doc blocks
 
 ``res.choose_threshold(min_precision=p, confidence=c)`` promises a threshold whose
 precision on these items is >= p with probability >= c. Over real score sets (the shared
@@ -47,17 +47,19 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import spe  # noqa: E402
-from spe.metrics import thresholds as R  # noqa: E402
+from spe.metrics import _thresholds as R  # noqa: E402
 from spe.scores import looks_like_probabilities  # noqa: E402
+
+from benchmarks.harness.cases import all_cases  # noqa: E402
+from benchmarks.harness.metrics import ece  # noqa: E402
+from benchmarks.harness.report import run_stamp  # noqa: E402
+from benchmarks.thresholds_diagnosis import (EXACT_REPEATS, exact_posterior_trial, least_model_choice,  # noqa: E402
+                                              monotone_choice, objective)
+from benchmarks.thresholds_peers import logistic_on_labels, ltt_threshold, platt_1999, tuned_threshold  # noqa: E402
+from benchmarks.thresholds_report import report, write_all  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import all_cases, ece, run_stamp  # noqa: E402
-from thresholds_diagnosis import (EXACT_REPEATS, exact_posterior_trial, least_model_choice,  # noqa: E402
-                                   monotone_choice, objective)
-from thresholds_peers import logistic_on_labels, ltt_threshold, platt_1999, tuned_threshold  # noqa: E402
-from thresholds_report import report, write_all  # noqa: E402
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 BUDGETS = (10, 20, 50)

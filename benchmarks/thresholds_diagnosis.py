@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spe.metrics import thresholds as R
+from spe.metrics import _thresholds as R
 
 #: Label draws per exact-posterior trial, as many as ``spe.fit`` makes by default.
 EXACT_DRAWS = 1000

@@ -6,15 +6,14 @@ here from ``results/thresholds.json``; nothing is typed by hand.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness.report import table, write_section
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import table, write_section  # noqa: E402
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 KINDS = ("precision", "recall", "both")
@@ -310,7 +309,7 @@ def evidence_block(stored) -> str:
     rows = stored["rows"]
     rel = reliability(rows)
     return "\n".join([
-        f"From `python benchmarks/thresholds.py` ({stored['stamp'].split(';')[0]}; {stored['seeds']} seeds per case "
+        f"From `python -m benchmarks.thresholds` ({stored['stamp'].split(';')[0]}; {stored['seeds']} seeds per case "
         "and budget; full tables and the diagnosis in `benchmarks/RESULTS.md`). How often the truth met the "
         "constraints at the threshold `choose_threshold` returned, against the probability it was asked for "
         "(10-50 labels):", "",

@@ -160,8 +160,12 @@ class _OldPathFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def moved_name(module: str, name: str):
-    """The object an old name stands for (with a warning), or AttributeError."""
-    if (module, name) not in NAMES:
+    """The object an old name stands for (with a warning), or AttributeError. Old names are
+    those of :data:`NAMES` and old submodules reached as attributes (``spe.metrics.curves``)."""
+    old_path = f"{module}.{name}"[len("spe."):]
+    if (module, name) not in NAMES:  # a name wins over a module path of the same name, as in 0.2's __init__
+        if old_path in MOVED:
+            return importlib.import_module(f"spe.{old_path}")  # the finder warns
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     home, new = NAMES[(module, name)]
     _warn(f"{module}.{name}", f"use {home}.{new}", stacklevel=4)
@@ -174,11 +178,17 @@ def _name_getattr(module: str):
     return __getattr__
 
 
+def _packages_with_old_names() -> set[str]:
+    rooms = {"spe." + old.rsplit(".", 1)[0] for old in MOVED if "." in old}
+    return {m for m in rooms | {m for m, _ in NAMES} if m[len("spe."):] not in MOVED} - {"spe"}
+
+
 def install() -> None:
     """Answer the old paths and names (idempotent). The finder goes first on ``sys.meta_path``:
     an old path under a renamed package (``spe.mixture.families.base``) would otherwise be
     found again in the new package's folder and loaded twice."""
     if not any(isinstance(f, _OldPathFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _OldPathFinder())
-    for module in {m for m, _ in NAMES} - {"spe"}:
-        sys.modules[module].__getattr__ = _name_getattr(module)
+    for module in _packages_with_old_names():
+        package = sys.modules.get(module) or importlib.import_module(module)
+        package.__getattr__ = _name_getattr(module)

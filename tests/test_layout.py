@@ -29,7 +29,7 @@ FLOORS = (
     ("scores",),
     ("sampling",),
     ("mixture", "calibration"),
-    ("pooling",),
+    ("pooling", "learned"),
     ("metrics",),
     ("report",),
     ("_fit", "multiclass", "assessment"),
@@ -175,3 +175,19 @@ def test_each_room_has_a_test_folder():
     rooms = {m.name for m in pkgutil.iter_modules(spe.__path__) if m.ispkg} - {"data", "_util"}
     missing = sorted(r for r in rooms if not (tests / r).is_dir())
     assert not missing, f"rooms without a tests/ folder: {missing}"
+
+
+def test_importing_spe_itself_warns_of_nothing():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-W", "error::FutureWarning", "-c", "import spe"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_old_submodule_reached_as_an_attribute_answers_with_a_warning():
+    sys.modules.pop("spe.elicitation.search", None)
+    vars(spe.elicitation).pop("search", None)
+    with pytest.warns(FutureWarning, match="spe.elicitation.search is deprecated"):
+        budget = spe.elicitation.search.question_budget
+    assert budget is spe.elicitation._search.question_budget

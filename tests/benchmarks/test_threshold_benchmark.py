@@ -1,15 +1,12 @@
 """The threshold benchmark's helpers (benchmarks/thresholds.py), on cases with known answers."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from benchmarks import thresholds as bench
+from benchmarks import thresholds_report as rep
+from benchmarks.thresholds_diagnosis import exact_posterior_trial
 from spe.metrics import thresholds as R
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-bench = pytest.importorskip("thresholds")
 
 
 def test_targets_oracle_and_kept_on_a_known_ranking():
@@ -102,8 +99,6 @@ def _exact_trials(believe_sharper, reps=100, n=400, p_min=0.75):
     """The package's rule fed label draws from P(y = 1 | score) = the score (or a sharper
     belief): per level, the stated probabilities, P(met) at the chosen threshold under fresh
     exact draws, and whether one truth met it."""
-    from thresholds_diagnosis import exact_posterior_trial
-
     rng = np.random.default_rng(37)
     out = {0.8: [], 0.9: []}
     for _ in range(reps):
@@ -141,8 +136,6 @@ def test_no_rule_rescues_a_wrong_label_model():
 
 
 def test_report_says_when_ltt_never_answers_and_judges_only_where_it_does():
-    import thresholds_report as rep
-
     silent = {"labels": 10, "spe_met": 0.9, "spe_recall": 0.5, "ltt_feasible": 0.0, "ltt_met": float("nan"),
               "ltt_recall": 0.0}
     assert "never returns a threshold" in rep.peer_text(silent) and "nan" not in rep.peer_text(silent)

@@ -1,14 +1,15 @@
 """Fingerprints of spe's outputs: SHA-256 of summaries and posterior draws for fixed seeds.
 
-    python benchmarks/fingerprints.py                    # print the table
-    python benchmarks/fingerprints.py --save F.json      # ... and store it
-    python benchmarks/fingerprints.py --compare F.json   # exit 1 if any hash differs
+    python -m tools.fingerprints                    # print the table
+    python -m tools.fingerprints --save F.json      # ... and store it
+    python -m tools.fingerprints --compare F.json   # exit 1 if any hash differs
 
 A refactoring that must not change a single number (moving modules, splitting functions)
 is checked by running this before and after: every hash must agree. Cases: the bundled
-demo (``spe.fit``, 10 labels), and three real files from ``../shared/data`` when present:
-IMDB (``spe.fit`` on P(positive), 20 labels), bank (``spe.fit_many`` over its ten models,
-20 labels) and 20 Newsgroups (``spe.fit_multiclass``, 40 labels, a 2,000-item subset).
+demo (``spe.fit``, 10 labels), and three real files from ``../shared/data`` (or
+``$SPE_SHARED_DATA``) when present: IMDB (``spe.fit`` on P(positive), 20 labels), bank
+(``spe.fit_many`` over its ten models, 20 labels) and 20 Newsgroups (``spe.fit_multiclass``,
+40 labels, a 2,000-item subset).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import spe
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from benchmarks.harness.cases import DATA
 
 
 def digest(*parts) -> str:

@@ -1,7 +1,7 @@
 """The printed output the README and the user guide quote, regenerated from the code.
 
-    python benchmarks/docs_blocks.py           # rewrite the blocks (and figures/readme_pr.png)
-    python benchmarks/docs_blocks.py --check   # exit 1 if a block is out of date (a test runs this)
+    python -m tools.docs_blocks           # rewrite the blocks (and figures/readme_pr.png)
+    python -m tools.docs_blocks --check   # exit 1 if a block is out of date (a test runs this)
 
 Blocks: the README's Python example (its code is executed as written in the README, and
 its printed output and figure replace the block below it) and the output of ``spe demo``
@@ -17,10 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-from real import with_block  # noqa: E402
+from benchmarks.harness.report import ROOT, with_block
 
 README = ROOT / "README.md"
 BINARY_GUIDE = ROOT / "docs" / "user_guide" / "binary.md"
@@ -86,7 +83,7 @@ def main(argv=None) -> int:
     if "--check" in argv:
         out_of_date = stale()
         for path in out_of_date:
-            print(f"{path.relative_to(ROOT)} is out of date: run python benchmarks/docs_blocks.py", file=sys.stderr)
+            print(f"{path.relative_to(ROOT)} is out of date: run python -m tools.docs_blocks", file=sys.stderr)
         return 1 if out_of_date else 0
     for path, text in regenerated(README_FIGURE).items():
         path.write_text(text)
