@@ -19,6 +19,9 @@ import numpy as np
 from .._util.state_files import atomic_write, locked
 from ..exceptions import StateError
 from . import _strategies as strategies
+from ._calibration import (DEFAULT_BINS, KINDS, CalibrationError, binned_accuracy, check_bins, check_confidence,
+                           pooled_prior)
+from ._groups import class_order
 from ._metrics import BetaGroups, DirichletColumns
 from ._priors import uninformative_prior
 
@@ -54,23 +57,28 @@ class Assessor:
     groups : (N,) integer group code per item (see ``_groups``).
     predicted : (N,) the model's prediction per item; an answer counts as "correct" when it
         equals the prediction. ``None``: answers are already 1 = correct / 0 = wrong.
-    prior : BetaGroups, optional; default uninformative Beta(1, 1) per group.
+    prior : BetaGroups, optional; default uninformative Beta(1, 1) per group. A given prior also
+        centres each group's calibration offset (:meth:`calibration_error`, ``ts-least-calibrated``).
     prior_labels : items whose answers the prior already holds (an SPE-informed prior fitted
         on them): their answers are kept but not counted again by :attr:`posterior`.
     strategy : one of :data:`spe.assessment.STRATEGIES`.
     item_ids : optional ids (default 0..N-1), used in the state file's checksum.
     seed : int or None.
+    classes : optional, the classes in the order of the confusion and cost matrices' rows and
+        columns (every prediction and answer must be one); default: every class predicted or
+        answered so far, sorted (numerically when all are numbers). See :attr:`classes`.
     strategy_options : passed to the strategy, e.g. ``compare=(g1, g2)`` for ``"ts-compare"``;
-        ``cost`` (K x K, true x predicted) for ``"ts-costliest"`` (groups must be the predicted
-        classes in sorted order, answers class labels); ``confidence`` (per item) and
-        ``n_bins`` for ``"ts-least-calibrated"``.
+        ``cost`` (K x K, true x predicted, in :attr:`classes` order) for ``"ts-costliest"``
+        (each group must hold one predicted class, answers class labels); ``confidence`` (per
+        item) and ``n_bins`` (default 10) for ``"ts-least-calibrated"`` and :meth:`calibration_error`.
     """
 
     def __init__(self, groups, predicted=None, prior=None, strategy="ts-estimate", item_ids=None,
-                 seed=None, prior_labels=(), **strategy_options):
+                 seed=None, prior_labels=(), classes=None, **strategy_options):
         self.groups = np.asarray(groups)
-        if self.groups.ndim != 1 or not np.issubdtype(self.groups.dtype, np.integer) or self.groups.min() < 0:
-            raise ValueError("groups must be a 1-D array of integer codes >= 0")
+        if self.groups.ndim != 1 or self.groups.size == 0 or not np.issubdtype(self.groups.dtype, np.integer) \
+                or self.groups.min() < 0:
+            raise ValueError("groups must be a non-empty 1-D array of integer codes >= 0")
         n = self.groups.size
         self.n_groups = int(self.groups.max()) + 1
         self.predicted = None if predicted is None else np.asarray(predicted)
@@ -79,11 +87,18 @@ class Assessor:
         self.item_ids = np.arange(n) if item_ids is None else np.asarray(item_ids)
         if self.item_ids.shape != (n,):
             raise ValueError("item_ids must have one id per item")
+        if classes is not None and self.predicted is None:
+            raise ValueError("classes= needs predicted classes (answers are compared with the predictions)")
+        self.declared_classes = None if classes is None else class_order(self.predicted.tolist(), classes)
+        self.prior_is_default = prior is None
         self.prior = prior if prior is not None else uninformative_prior(self.n_groups)
         if self.prior.n_groups != self.n_groups:
             raise ValueError(f"prior has {self.prior.n_groups} groups, data has {self.n_groups}")
         if strategy not in strategies.STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; choose from {strategies.STRATEGIES}")
+        unknown = sorted(set(strategy_options) - set(strategies.OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown Assessor option(s) {unknown}; options are {strategies.OPTIONS}")
         self.strategy = strategy
         self.strategy_options = strategy_options
         self.rng = np.random.default_rng(seed)
@@ -141,8 +156,9 @@ class Assessor:
         if self.strategy in strategies.RICH_STRATEGIES:
             groups = self._rich_choice(remaining > 0, k)
         else:
+            options = {o: v for o, v in self.strategy_options.items() if o in strategies.CHOOSE_OPTIONS}
             groups = strategies.choose(self.strategy, self.posterior, remaining > 0,
-                                       self._weights(remaining), self.rng, k, **self.strategy_options)
+                                       self._weights(remaining), self.rng, k, **options)
         picked = []
         for g in groups:
             cand = np.flatnonzero(free & (self.groups == g))
@@ -157,44 +173,139 @@ class Assessor:
         if self.strategy == "ts-costliest":
             if "cost" not in opts or self.predicted is None:
                 raise ValueError("'ts-costliest' needs predicted classes and cost=(K x K matrix)")
-            return strategies.costliest(self.confusion_posterior(), opts["cost"], available, self.rng, k)
-        if "confidence" not in opts:
-            raise ValueError("'ts-least-calibrated' needs confidence=(per-item model confidence)")
-        cells, cell_group, weight, conf = self.calibration_cells()
-        return strategies.least_calibrated(cells, cell_group, weight, conf, available, self.rng, k)
+            cost = np.asarray(opts["cost"], dtype=float)
+            kk = len(self.classes)
+            if cost.shape != (kk, kk) or not np.all(np.isfinite(cost)):
+                raise ValueError(f"cost must be a finite {kk} x {kk} matrix (true x predicted) over the classes "
+                                 f"{self.classes[:8]}{'...' if kk > 8 else ''}, got shape {cost.shape}; declare "
+                                 "classes= to fix their number and order")
+            return strategies.costliest(self.confusion_posterior(), cost, self.group_columns(), available,
+                                        self.rng, k)
+        cells = self.calibration_cells()
+        return strategies.least_calibrated(cells, available, self.rng, k)
+
+    # ---- classes and the confusion matrix ------------------------------------------------
+    @property
+    def classes(self) -> list:
+        """The confusion matrix's rows and columns: the declared classes, else every class
+        predicted or answered so far, sorted (numerically when all are numbers)."""
+        if self.predicted is None:
+            raise ValueError("classes need predicted classes (Assessor(groups, predicted, ...))")
+        return class_order([*self.predicted.tolist(), *self.labels.values()], self.declared_classes)
+
+    def group_columns(self) -> np.ndarray:
+        """The predicted class (index in :attr:`classes`) of each group; -1 for a group with no items."""
+        index = {str(c): k for k, c in enumerate(self.classes)}
+        col = np.full(self.n_groups, -1)
+        for g, p in zip(self.groups.tolist(), self.predicted.tolist()):
+            if col[g] not in (-1, index[str(p)]):
+                raise ValueError(f"group {g} holds several predicted classes; cost-driven assessment needs "
+                                 "groups that each hold one predicted class (class_groups)")
+            col[g] = index[str(p)]
+        return col
 
     def confusion_posterior(self, pseudo_count=None) -> "DirichletColumns":
-        """Dirichlet posterior of the confusion-matrix columns (groups = predicted classes)."""
-        classes = sorted({str(c) for c in self.predicted})
-        if len(classes) != self.n_groups:
-            raise ValueError("confusion-matrix assessment needs one group per predicted class")
-        index = {c: i for i, c in enumerate(classes)}
-        kk = len(classes)
-        alpha = np.full((kk, kk), (pseudo_count or 1.0) / kk)
+        """Dirichlet posterior of the confusion matrix's columns, rows and columns in :attr:`classes` order.
+
+        Column k holds the true classes of the items *predicted* k (whatever their groups);
+        every answer counts, also one naming a class no item is predicted as. Prior:
+        ``pseudo_count`` (default 1) spread evenly over each column.
+        """
+        index = {str(c): k for k, c in enumerate(self.classes)}
+        kk = len(index)
+        alpha = np.full((kk, kk), (1.0 if pseudo_count is None else float(pseudo_count)) / kk)
         for i, label in self.labels.items():
-            if str(label) in index:
-                alpha[index[str(label)], self.groups[i]] += 1.0
+            alpha[index[str(label)], index[str(self.predicted[i])]] += 1.0
         return DirichletColumns(alpha)
 
-    def calibration_cells(self):
-        """Beta posteriors of accuracy per (group, confidence bin) cell, with weights and confidence."""
-        conf = np.asarray(self.strategy_options["confidence"], dtype=float)
-        n_bins = int(self.strategy_options.get("n_bins", 5))
-        bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
-        cell = self.groups * n_bins + bins
-        used, cell_of_item = np.unique(cell, return_inverse=True)
-        ok = np.zeros(used.size)
-        bad = np.zeros(used.size)
-        for i, label in self.labels.items():
-            (ok if self.is_correct(i, label) else bad)[cell_of_item[i]] += 1
-        mean_conf = np.bincount(cell_of_item, weights=conf) / np.bincount(cell_of_item)
-        size = np.bincount(cell_of_item).astype(float)
-        cell_group = used // n_bins
-        weight = size / self.sizes[cell_group]
-        # Ji et al.: score-informed Beta(N0 s, N0 (1 - s)) prior per cell, N0 = 2.
-        prior_a = 2.0 * np.clip(mean_conf, 1e-3, 1 - 1e-3)
-        cells = BetaGroups(prior_a + ok, (2.0 - prior_a) + bad)
-        return cells, cell_group, weight, mean_conf
+    # ---- calibration -----------------------------------------------------------------------
+    def calibration_cells(self, confidence=None, n_bins=None, pooled=False):
+        """Accuracy per (group, confidence bin) cell, or per bin over all items (``pooled``);
+        see ``_calibration``."""
+        if confidence is None:
+            if "confidence" not in self.strategy_options:
+                raise ValueError("calibration needs confidence= (the model's probability that its prediction is "
+                                 "correct, per item), here or as an Assessor option")
+            confidence = self.strategy_options["confidence"]
+        conf = check_confidence(confidence, self.groups.size)
+        n_bins = check_bins(self.strategy_options.get("n_bins", DEFAULT_BINS) if n_bins is None else n_bins)
+        outcomes = {i: self.is_correct(i, label) for i, label in self.labels.items()}
+        prior = None if self.prior_is_default else self.prior
+        groups = self.groups
+        if pooled:
+            groups = np.zeros_like(self.groups)
+            prior = None if prior is None else pooled_prior(prior, self.sizes)
+        return binned_accuracy(conf, groups, outcomes, n_bins, prior, self.prior_labels)
+
+    def calibration_error(self, confidence=None, *, n_bins=None, level=0.9, kind="sample", n=10_000,
+                          seed=0) -> CalibrationError:
+        """Posterior of the expected calibration error, over all items and per group (Ji et al.).
+
+        Parameters
+        ----------
+        confidence : array_like, optional
+            The model's probability that its prediction is correct, per item (the top-1
+            probability); default: the ``confidence`` option the assessor was made with.
+        n_bins : int, optional
+            Equal-width confidence bins (default: the ``n_bins`` option, else 10 as in Ji et al.).
+        level : float
+            Credible level of the intervals.
+        kind : {"sample", "population"}
+            The ECE of these items (unlabeled items' correctness drawn) or of the population
+            they come from (each bin's accuracy parameter).
+        n : int
+            Monte Carlo draws.
+        seed : int, numpy Generator or None
+            Randomness of the draws (the session's own random state is not touched).
+
+        Returns
+        -------
+        CalibrationError
+            ``.overall`` and ``.per_group`` (mean, median, lower, upper), the draws, and
+            ``.plot()``, the Bayesian reliability diagram (a Beta per bin).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> conf = rng.uniform(0.5, 1.0, 500)
+        >>> a = Assessor(np.zeros(500, dtype=int), None, confidence=conf, seed=0)
+        >>> for i in range(100):
+        ...     a.update(i, int(rng.random() < conf[i] - 0.2))   # overconfident by 0.2
+        >>> ece = a.calibration_error()
+        >>> 0.1 < ece.overall["median"] < 0.3
+        True
+        """
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), got {level!r}")
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive integer, got {n!r}")
+        cells = self.calibration_cells(confidence, n_bins)
+        rng = np.random.default_rng(seed)
+        bins = self.calibration_cells(confidence, n_bins, pooled=True)
+        overall = bins.ece_draws(rng, n, kind)[:, 0]
+        return CalibrationError(overall, cells.ece_draws(rng, n, kind, self.n_groups), bins, level, kind)
+
+    def plot_reliability(self, confidence=None, ax=None, *, n_bins=None, level=0.9, kind="sample",
+                         true_correct=None, seed=0):
+        """The Bayesian reliability diagram: a Beta posterior of accuracy per confidence bin.
+
+        ``true_correct`` (0/1 per item), when known, adds the true accuracy per bin. Returns
+        the matplotlib ``ax``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> conf = np.linspace(0.5, 1.0, 200)
+        >>> a = Assessor(np.zeros(200, dtype=int), None, confidence=conf)
+        >>> a.update(0, 1)
+        >>> ax = a.plot_reliability()  # doctest: +SKIP
+        """
+        ece = self.calibration_error(confidence, n_bins=n_bins, level=level, kind=kind, seed=seed)
+        conf = self.strategy_options.get("confidence") if confidence is None else confidence
+        return ece.plot(ax, true_correct=true_correct, confidence=conf, seed=seed)
 
     def _weights(self, remaining):
         if self.strategy == "random":
@@ -209,6 +320,7 @@ class Assessor:
         if unknown:
             raise ValueError(f"the prior cannot hold answers that were never given (items {sorted(unknown)[:5]})")
         self.prior = prior
+        self.prior_is_default = False
         self.prior_labels = frozenset(int(i) for i in included)
 
     def update(self, index, label):
@@ -217,6 +329,8 @@ class Assessor:
         if not 0 <= index < self.groups.size:
             raise IndexError(f"item index {index} out of range 0..{self.groups.size - 1}")
         self.is_correct(index, label)  # validates the answer
+        if self.declared_classes is not None and str(label) not in {str(c) for c in self.declared_classes}:
+            raise ValueError(f"answer {label!r} is not one of the declared classes {self.declared_classes!r}")
         if index in self.prior_labels and str(self.labels[index]) != str(label):
             raise ValueError(f"item {index}'s answer is part of the prior; refit the prior to change it")
         self.labels[index] = label
@@ -232,6 +346,9 @@ class Assessor:
                                  for k, v in self.strategy_options.items()},
             "prior": {"alpha": self.prior.alpha.tolist(), "beta": self.prior.beta.tolist()},
             "prior_labels": sorted(self.prior_labels),
+            "prior_default": self.prior_is_default,
+            "classes": None if self.declared_classes is None else [
+                c if isinstance(c, (int, float, str)) else str(c) for c in self.declared_classes],
             "labels": [[int(i), lab if isinstance(lab, (int, float, str)) else str(lab)]
                        for i, lab in sorted(self.labels.items())],
             "rng": self.rng.bit_generator.state,
@@ -259,7 +376,9 @@ class Assessor:
         state = read_state(path)
         prior = BetaGroups(state["prior"]["alpha"], state["prior"]["beta"])
         obj = cls(groups, predicted, prior, state["strategy"], item_ids,
-                  prior_labels=state.get("prior_labels", ()), **state.get("strategy_options", {}))
+                  prior_labels=state.get("prior_labels", ()), classes=state.get("classes"),
+                  **state.get("strategy_options", {}))
+        obj.prior_is_default = bool(state.get("prior_default", True))  # files before it: Ji et al.'s cells
         if state["checksum"] != obj.checksum:
             raise StateError(
                 f"{path} was saved for a different item list (checksum mismatch): "

@@ -12,6 +12,15 @@ import numpy as np
 from scipy import stats
 
 
+def check_positive(values, name):
+    """Refuse NaN, infinite and non-positive parameters (a group with no items gives NaN)."""
+    bad = ~(np.isfinite(values) & (values > 0))
+    if bad.any():
+        where = np.argwhere(bad)[:5].tolist()
+        raise ValueError(f"{name} must be finite and positive; entries {where} are {values[bad][:5].tolist()} "
+                         "(NaN usually means a group with no items)")
+
+
 def beta_variance(a, b):
     a, b = np.asarray(a, float), np.asarray(b, float)
     n = a + b
@@ -30,8 +39,8 @@ class BetaGroups:
         self.beta = np.asarray(self.beta, dtype=float).copy()
         if self.alpha.shape != self.beta.shape or self.alpha.ndim != 1:
             raise ValueError("alpha and beta must be 1-D arrays of equal length")
-        if np.any(self.alpha <= 0) or np.any(self.beta <= 0):
-            raise ValueError("Beta parameters must be positive")
+        check_positive(self.alpha, "alpha")
+        check_positive(self.beta, "beta")
 
     @property
     def n_groups(self):
@@ -102,8 +111,7 @@ class DirichletColumns:
         self.alpha = np.asarray(self.alpha, dtype=float).copy()
         if self.alpha.ndim != 2 or self.alpha.shape[0] != self.alpha.shape[1]:
             raise ValueError("alpha must be a square (classes x classes) array")
-        if np.any(self.alpha <= 0):
-            raise ValueError("Dirichlet parameters must be positive")
+        check_positive(self.alpha, "Dirichlet alpha")
 
     def update(self, true_class, predicted_class):
         self.alpha[true_class, predicted_class] += 1.0
@@ -131,9 +139,58 @@ class DirichletColumns:
         return np.einsum("jk,njk->nk", cost, self.sample(rng, n))
 
 
-def expected_calibration_error(bins: BetaGroups, bin_weights, bin_confidence, rng, n=10_000):
-    """Posterior draws of ECE = sum_b p_b |theta_b - s_b| from binwise accuracy posteriors."""
+def expected_calibration_error(bins: BetaGroups, bin_weights, bin_confidence, seed=None, n=10_000, *,
+                               counts=None):
+    """Posterior draws of the expected calibration error, ECE = sum_b p_b |theta_b - s_b|.
+
+    Ji et al.'s Bayesian ECE: each confidence bin's accuracy theta_b has a Beta posterior
+    (``bins``); p_b is the bin's share of the items and s_b their mean confidence.
+
+    Parameters
+    ----------
+    bins : BetaGroups
+        Beta posterior of the accuracy in each bin.
+    bin_weights : array_like
+        Items per bin (or shares; normalised here).
+    bin_confidence : array_like
+        Mean confidence of each bin's items, in [0, 1].
+    seed : int, numpy Generator or None
+        Randomness of the Monte Carlo draws.
+    n : int
+        Number of draws.
+    counts : tuple of three arrays, optional
+        ``(items, labeled, correct)`` per bin: the ECE of *these* items (each bin's unlabeled
+        items are drawn correct with probability theta_b, its labeled ones are known)
+        instead of the population's (theta_b itself).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` draws of the ECE.
+
+    Examples
+    --------
+    >>> post = BetaGroups([90.0, 40.0], [10.0, 60.0])
+    >>> draws = expected_calibration_error(post, [1, 1], [0.9, 0.6], seed=0)
+    >>> round(float(draws.mean()), 2)
+    0.11
+    """
+    if not isinstance(bins, BetaGroups):
+        raise TypeError(f"bins must be a BetaGroups, got {type(bins).__name__}")
     w = np.asarray(bin_weights, float)
-    w = w / w.sum()
+    s = np.asarray(bin_confidence, float)
+    if w.shape != (bins.n_groups,) or s.shape != w.shape:
+        raise ValueError(f"bin_weights and bin_confidence need one value per bin ({bins.n_groups})")
+    if np.any(w < 0) or not w.sum() > 0 or np.any(~np.isfinite(s)) or np.any((s < 0) | (s > 1)):
+        raise ValueError("bin_weights must be >= 0 with a positive sum, bin_confidence in [0, 1]")
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    rng = np.random.default_rng(seed)
     draws = bins.sample(rng, n)
-    return np.abs(draws - np.asarray(bin_confidence, float)) @ w
+    if counts is not None:
+        size, labeled, correct = (np.asarray(c, float) for c in counts)
+        if not (size.shape == labeled.shape == correct.shape == w.shape) or np.any(size <= 0) \
+                or np.any((labeled < 0) | (labeled > size)) or np.any((correct < 0) | (correct > labeled)):
+            raise ValueError("counts must be (items > 0, 0 <= labeled <= items, 0 <= correct <= labeled) per bin")
+        draws = (correct + rng.binomial((size - labeled).astype(np.int64), draws)) / size
+    return np.abs(draws - s) @ (w / w.sum())

@@ -19,12 +19,18 @@ DEFAULT_MAX_STRENGTH = 10.0
 _BLOCK_ELEMENTS = 2_000_000
 
 
-def _check_groups(groups, n=None):
+def check_groups(groups, n=None, *, allow_empty=False):
+    """Integer codes 0..G-1, one per item; every code must have items unless ``allow_empty``
+    (a group with no items has no mean to centre a prior on)."""
     g = np.asarray(groups)
     if g.ndim != 1 or not np.issubdtype(g.dtype, np.integer) or g.size == 0 or g.min() < 0:
         raise ValueError("groups must be a non-empty 1-D array of integer codes >= 0 (see encode_groups)")
     if n is not None and g.size != n:
         raise ValueError(f"groups has length {g.size} but there are {n} items")
+    empty = np.flatnonzero(np.bincount(g) == 0)
+    if empty.size and not allow_empty:
+        raise ValueError(f"group code(s) {empty[:5].tolist()} have no items, so their prior would be undefined; "
+                         "number the groups 0..G-1 with every code used (encode_groups does)")
     return g
 
 
@@ -40,7 +46,7 @@ def score_informed_prior(confidence, groups, strength=DEFAULT_STRENGTH) -> BetaG
     ``confidence`` is the model's own probability that its prediction is correct (the
     top-1 probability for multiclass models).
     """
-    g = _check_groups(groups)
+    g = check_groups(groups)
     c = np.asarray(confidence, dtype=float)
     if c.shape != g.shape or np.any((c < 0) | (c > 1)) or not np.all(np.isfinite(c)):
         raise ValueError("confidence must be probabilities in [0, 1], one per item")
@@ -55,7 +61,7 @@ def spe_group_moments(result, groups, predicted=None):
     the SPE "positive" class already is "the prediction is correct" (top-1 route).
     """
     data = result.data
-    g = _check_groups(groups, data.n_items)
+    g = check_groups(groups, data.n_items)
     n_groups = int(g.max()) + 1
     w = result.weights
     p_by_score = result.group_prob  # (M, score groups): the label posterior, any score model
@@ -133,7 +139,7 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     if min_strength <= 0:
         raise ValueError("min_strength must be positive")
     predicted = result.predicted
-    g = _check_groups(predicted if groups is None else groups, predicted.size)
+    g = check_groups(predicted if groups is None else groups, predicted.size, allow_empty=True)
     n_groups = int(g.max()) + 1
     size = np.bincount(g, minlength=n_groups).astype(float)
     correct = result.class_draws == predicted  # (draws, N)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._assessor import Assessor
+from ._priors import check_groups
 
 
 def true_accuracy(groups, correct):
-    g = np.asarray(groups)
+    g = check_groups(groups)
     return np.bincount(g, weights=np.asarray(correct, float)) / np.bincount(g)
 
 

@@ -15,6 +15,10 @@ STRATEGIES = ("random", "ts-estimate", "ts-worst", "ttts-worst", "ts-compare", "
               "epsilon-greedy-estimate", "ts-costliest", "ts-least-calibrated")
 #: Strategies whose reward needs more than the per-group accuracy posterior.
 RICH_STRATEGIES = ("ts-costliest", "ts-least-calibrated")
+#: Options :func:`choose` takes; the assessor's other options feed the rich strategies and
+#: :meth:`~spe.assessment.Assessor.calibration_error`.
+CHOOSE_OPTIONS = ("epsilon", "top_two_beta", "compare", "rope")
+OPTIONS = CHOOSE_OPTIONS + ("cost", "confidence", "n_bins")
 
 
 def _pick_max(scores, available, rng):
@@ -106,15 +110,19 @@ def _top_k(values, available, k):
     return [int(g) for g in order[: min(k, int(available.sum()))]]
 
 
-def costliest(confusion, cost, available, rng, k=1):
-    """Multiple-play TS for the most costly predicted classes: reward sum_j c_jk theta_jk."""
+def costliest(confusion, cost, group_column, available, rng, k=1):
+    """Multiple-play TS for the most costly predicted classes: reward sum_j c_jk theta_jk of
+    each group's predicted class k (``group_column``; -1 for a group with no items)."""
     theta = confusion.sample(rng, 1)[0]
-    return _top_k(np.einsum("jk,jk->k", np.asarray(cost, float), theta), available, k)
+    reward = np.einsum("jk,jk->k", np.asarray(cost, float), theta)
+    col = np.asarray(group_column)
+    return _top_k(np.where(col >= 0, reward[col], -np.inf), available, k)
 
 
-def least_calibrated(cells, cell_group, cell_weight, cell_confidence, available, rng, k=1):
-    """Multiple-play TS for the least calibrated groups: reward sum_b p_gb |theta_gb - s_gb|."""
-    theta = cells.sample(rng)
-    gap = np.bincount(cell_group, weights=cell_weight * np.abs(theta - cell_confidence),
+def least_calibrated(cells, available, rng, k=1):
+    """Multiple-play TS for the least calibrated groups: reward sum_b p_gb |theta_gb - s_gb|
+    (``cells``: a ``_calibration.BinnedAccuracy``)."""
+    theta = cells.theta_draws(rng, 1)[0]
+    gap = np.bincount(cells.group, weights=cells.weight * np.abs(theta - cells.confidence),
                       minlength=available.size)
     return _top_k(gap, available, k)
