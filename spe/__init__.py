@@ -15,10 +15,11 @@ and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries,
 -> :mod:`spe.cli`. The method: the documentation's "Method" page.
 """
 
-from . import _compat, assessment, datasets, exceptions
+from . import _compat, assessment, datasets, exceptions, learned
 from ._fit import fit
 from .calibration import CalibrationFit
 from .elicitation import ElicitedMetric, elicit_metric
+from .learned import ClassifierPrior, learn_prior
 from .exceptions import (CLIError, ElicitationStopped, FitError, InconsistentAnswersWarning, InputError, InputWarning,
                          LabelCheckWarning, SamplingWarning, StateError)
 from .metrics import (DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, ROCCurve, ThresholdDecision,
@@ -33,12 +34,12 @@ from .surface import AccuracySurface, UncertainAttribute, accuracy_surface
 
 __all__ = [
     # entry points
-    "fit", "fit_multiclass", "fit_many", "accuracy_surface", "elicit_metric", "assessment",
+    "fit", "fit_multiclass", "fit_many", "accuracy_surface", "elicit_metric", "assessment", "learn_prior", "learned",
     "read_parquet", "count_dask", "count_scores", "datasets",
     # results and what they hold
     "SPEResult", "Summary", "MulticlassResult", "ManyResult", "ManyMulticlassResult", "ModelResult",
     "AccuracySurface", "ElicitedMetric", "Estimate", "PRCurve", "ROCCurve", "ThresholdDecision",
-    "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "ScoreCounts", "UncertainAttribute",
+    "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit", "ScoreCounts", "UncertainAttribute", "ClassifierPrior",
     "exact_precision_at_recall", "exact_tpr_at_fpr", "DEFAULT_RECALL_GRID", "DEFAULT_FPR_GRID",
     # errors and warnings (all defined in spe.exceptions)
     "exceptions", "FitError", "InputError", "StateError", "CLIError", "ElicitationStopped",

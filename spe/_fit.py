@@ -12,6 +12,7 @@ from ._util.seeds import child_seeds
 from ._util.threads import one_blas_thread
 from .calibration import MAX_CELLS, fit_calibration_map, fit_cells
 from .exceptions import FitError
+from .learned import WIDE, ClassifierPrior, default_prior, score_kind
 from .metrics import check_n_draws
 from .mixture import DEFAULT_PROPOSAL, PROPOSALS, candidate_pairs, fit_mixture
 from .pooling import combine, warn_if_contradicted
@@ -126,8 +127,16 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         class (Gamma reflected for positives) and keeps the pair with the lowest BIC;
         ``"all"`` tries every family; a pair such as ``("gamma", "truncnorm")`` fixes
         them. Append ``"-reflected"`` to a name to apply it to the reflected score.
-    prior : dict, optional
-        Mixture prior overrides keyed by parameter name, e.g. ``{"pi": spe.priors.Beta(2, 8)}``.
+    prior : ClassifierPrior, "wide" or dict, optional
+        The prior over classifiers the calibration map starts from. Default: the one spe
+        ships (:func:`spe.learned.default_prior`), learned across a corpus of real
+        classification tasks, with a part per score kind (probabilities, probabilities
+        pushed to exact 0s and 1s, a few distinct probabilities, margins; read off the
+        scores, :func:`spe.learned.score_kind`). A :class:`~spe.learned.ClassifierPrior`
+        from :func:`spe.learn_prior` (your own past evaluations), or ``"wide"``: the
+        hand-set prior of spe 0.2. A dict overrides the mixture's priors by parameter
+        name instead, e.g. ``{"pi": spe.mixture.priors.Beta(2, 8)}`` (the map keeps the
+        default).
     score_range : (lower, upper), optional
         The range scores can take. Default: (0, 1) for probabilities, else the observed
         range padded by 1% each side.
@@ -191,6 +200,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         raise TypeError(f"higher_is_positive must be True or False, got {higher_is_positive!r}")
     if mixture_scale not in MIXTURE_SCALES:
         raise ValueError(f"mixture_scale must be one of {MIXTURE_SCALES}, got {mixture_scale!r}")
+    classifier_prior, mixture_prior = _priors(prior)
     s, in_unit_range, build = _scores_and_builder(scores, labels, higher_is_positive, positive_label)
     if probabilities is None:
         probabilities = in_unit_range
@@ -208,21 +218,50 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     data = prepared(scales[0])
     n_values = data.n_groups if data.exact else np.inf
     models = _score_models(model, n_values, bool(probabilities), data.n_labeled)
+    reference_scores, reference_weights = data.score_distribution()
+    kind = score_kind(reference_scores, bool(probabilities), reference_weights)
+    map_prior = classifier_prior.map_prior(kind)
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
-            data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=prior,
+            data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=mixture_prior,
+            map_prior=map_prior,
             coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
             probabilities=bool(probabilities))
         if "mixture" not in models and "mixture" in _score_models(model, n_values, bool(probabilities)):
             errors["mixture"] = NO_LABEL_NOTE  # "auto" leaves it out only for want of labels
         bar.set_postfix_str("pooling the score models")
         pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
-                         rng=np.random.default_rng(pool_seed), method=stacking)
+                         rng=np.random.default_rng(pool_seed), method=stacking,
+                         prior_weights=_model_prior_weights(fits, classifier_prior.prior_weight_of_mixture(kind)))
         bar.update()
-    result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed)
+    result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed,
+                       prior_note=classifier_prior.describe(kind) if "spline" in models else "")
     warn_if_contradicted(result.label_checks, result.model_weights)
     return result
+
+
+def _model_prior_weights(fits, mixture: float | None):
+    """Prior weights of the fitted score models: the mixture's prior probability, the rest
+    shared equally by the maps (None: no preference, or no mixture in the pool)."""
+    if mixture is None or "mixture" not in fits or len(fits) == 1:
+        return None
+    others = (1.0 - mixture) / (len(fits) - 1)
+    return {name: mixture if name == "mixture" else others for name in fits}
+
+
+def _priors(prior):
+    """(the prior over classifiers for the calibration map, the mixture's overrides)."""
+    if prior is None:
+        return default_prior(), None
+    if isinstance(prior, ClassifierPrior):
+        return prior, None
+    if isinstance(prior, str) and prior.strip().lower() == "wide":
+        return WIDE, None
+    if isinstance(prior, dict):
+        return default_prior(), prior
+    raise TypeError("prior must be a ClassifierPrior (spe.learn_prior), 'wide', or a dict of mixture prior "
+                    f"overrides, got {prior!r}")
 
 
 def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
@@ -264,7 +303,7 @@ def _n_stages(models, scales, families, data):
 
 
 def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed, *, families, prior,
-                      coarsen, n_draws, inference, proposal, probabilities):
+                      coarsen, n_draws, inference, proposal, probabilities, map_prior=None):
     fits, errors = {}, {}
     if "mixture" in models:
         candidates = []
@@ -291,7 +330,8 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
             fits[name] = fit_calibration_map(name, data.labeled_scores, data.labeled_labels,
                                              probabilities=probabilities, n_draws=n_draws,
                                              rng=np.random.default_rng(map_seed),
-                                             reference=data.score_distribution())
+                                             reference=data.score_distribution(),
+                                             prior=map_prior if name == "spline" else None)
             bar.update()
     if "cells" in models:
         bar.set_postfix_str("shares per score value")

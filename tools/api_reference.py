@@ -20,17 +20,18 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 #: Top-level sections: (title, names in ``spe``).
 TOP = (
-    ("Entry points", ("fit", "fit_multiclass", "fit_many", "accuracy_surface", "elicit_metric", "count_scores",
+    ("Entry points", ("fit", "fit_multiclass", "fit_many", "accuracy_surface", "elicit_metric", "learn_prior", "count_scores",
                       "read_parquet", "count_dask")),
     ("Results", ("SPEResult", "MulticlassResult", "ManyResult", "ManyMulticlassResult", "ModelResult",
                  "AccuracySurface", "ElicitedMetric", "Summary", "Estimate", "PRCurve", "ROCCurve",
                  "ThresholdDecision", "ScoreCounts", "LabelPosterior", "MixtureFit", "CalibrationFit", "Misfit",
-                 "UncertainAttribute", "exact_precision_at_recall", "exact_tpr_at_fpr")),
+                 "UncertainAttribute", "ClassifierPrior", "exact_precision_at_recall", "exact_tpr_at_fpr")),
 )
 #: Rooms a user reaches into: (module, title, note).
 ROOMS = (
     ("spe.exceptions", "Errors and warnings",
      "Every error and warning spe raises is defined here (each is also importable from ``spe``)."),
+    ("spe.learned", "Priors over classifiers", None),
     ("spe.assessment", "Active assessment", None),
     ("spe.surface", "Accuracy surfaces", None),
     ("spe.aaa", "The AAA paper's estimators", None),

@@ -48,7 +48,7 @@ def select_tasks(index: list[dict], half: str, max_tasks: int | None) -> list[di
 
 
 def fit_row(task_id: str, family: str, scores: np.ndarray, labels: np.ndarray, kind: str, budget: int,
-            trial: int, truth: dict) -> dict:
+            trial: int, truth: dict, prior=None) -> dict:
     """One fit and every measure of it (``failed=True`` with the error when ``spe.fit`` raises).
 
     Parameters
@@ -61,6 +61,8 @@ def fit_row(task_id: str, family: str, scores: np.ndarray, labels: np.ndarray, k
     budget, trial : int
     truth : dict
         :func:`measures.truths` of the task's items.
+    prior : optional
+        ``spe.fit``'s ``prior`` (None: the shipped default).
 
     Returns
     -------
@@ -76,7 +78,7 @@ def fit_row(task_id: str, family: str, scores: np.ndarray, labels: np.ndarray, k
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = spe.fit(scores, observed, seed=trial, progress=False)
+            res = spe.fit(scores, observed, seed=trial, progress=False, prior=prior)
             row["fit_s"] = time.perf_counter() - start
             row |= measure_fit(res, scores, labels, idx, kind, truth)
     except Exception as exc:  # a failure is a result: counted and shown, never dropped
@@ -99,8 +101,10 @@ def measure_fit(res, scores, labels, idx, kind, truth) -> dict:
     return out
 
 
-def task_rows(entry: dict, cache: Path, budgets, trials: int, families, done: set, sink) -> int:
-    """Every (family, budget, trial) fit of one task not already in ``done``; returns the count."""
+def task_rows(entry: dict, cache: Path, budgets, trials: int, families, done: set, sink, prior=None) -> int:
+    """Every (family, budget, trial) fit of one task not already in ``done``; returns the count.
+    ``prior``: ``spe.fit``'s prior, or a function of the task's R package giving it."""
+    prior = prior(entry["package"]) if callable(prior) else prior
     task = store.load_task(store.task_path(cache, entry["task_id"]))
     y = task["labels"]
     count = 0
@@ -112,7 +116,7 @@ def task_rows(entry: dict, cache: Path, budgets, trials: int, families, done: se
             for trial in range(trials):
                 if (entry["task_id"], family, budget, trial) in done:
                     continue
-                sink(fit_row(entry["task_id"], family, scores, y, task["kinds"][family], budget, trial, truth))
+                sink(fit_row(entry["task_id"], family, scores, y, task["kinds"][family], budget, trial, truth, prior))
                 count += 1
     return count
 
@@ -124,9 +128,26 @@ def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def fold_priors(folder: Path):
+    """R package -> the prior learned without its fold (``learn_prior --folds``)."""
+    by_package = {}
+    for packages in sorted(Path(folder).glob("fold*.packages.json")):
+        prior = spe.learned.ClassifierPrior.load(str(packages).replace(".packages.json", ".json"))
+        by_package |= {name: prior for name in json.loads(packages.read_text())}
+    if not by_package:
+        raise FileNotFoundError(f"no fold priors in {folder}: run python -m benchmarks.corpus.learn_prior --folds 5")
+
+    def prior_of(package):
+        if package not in by_package:
+            raise ValueError(f"R package {package!r} is in no fold of {folder}")
+        return by_package[package]
+    return prior_of
+
+
 def run(half: str, budgets, trials: int, cache: Path = CACHE, max_tasks: int | None = None, families=None,
-        fresh: bool = False, out: Path | None = None, log=print) -> list[dict]:
+        fresh: bool = False, out: Path | None = None, log=print, prior=None) -> list[dict]:
     """Evaluate one half; append rows to ``out`` (default ``cache/eval_<half>.jsonl``).
+    ``prior``: ``spe.fit``'s prior, or a function of a task's R package giving it.
 
     Returns
     -------
@@ -147,7 +168,7 @@ def run(half: str, budgets, trials: int, cache: Path = CACHE, max_tasks: int | N
             fh.flush()
 
         for k, entry in enumerate(entries):
-            task_rows(entry, cache, budgets, trials, families, done, sink)
+            task_rows(entry, cache, budgets, trials, families, done, sink, prior)
             if log and (k + 1) % 10 == 0:
                 log(f"  {k + 1}/{len(entries)} tasks, {time.perf_counter() - start:.0f} s")
     wanted = {e["task_id"] for e in entries}
@@ -165,9 +186,18 @@ def main(argv=None) -> None:
     ap.add_argument("--families", nargs="+", default=None)
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--fresh", action="store_true", help="discard earlier rows of this half")
+    ap.add_argument("--prior", default="default",
+                    help="'default' (the shipped prior), 'wide' (spe 0.2's), or a folder of fold priors "
+                         "(learn_prior --folds: each task judged by the prior learned without its packages)")
+    ap.add_argument("--out", type=Path, default=None, help="rows file (default cache/eval_<half>_<prior>.jsonl)")
     args = ap.parse_args(argv)
+    prior = {"default": None, "wide": "wide"}.get(args.prior) if args.prior in ("default", "wide") \
+        else fold_priors(Path(args.prior))
+    tag = args.prior if args.prior in ("default", "wide") else "folds"
+    out = args.out or args.cache / f"eval_{args.half}_{tag}.jsonl"
     start = time.perf_counter()
-    rows = run(args.half, args.budgets, args.trials, args.cache, args.max_tasks, args.families, args.fresh)
+    rows = run(args.half, args.budgets, args.trials, args.cache, args.max_tasks, args.families, args.fresh, out,
+               prior=prior)
     print(f"\n{args.half}: {len({r['task_id'] for r in rows})} tasks, {len(rows)} fits, budgets {args.budgets}, "
           f"{args.trials} trials, {time.perf_counter() - start:.0f} s")
     print_tables(rows)

@@ -56,21 +56,29 @@ SPLINE_SEGMENTS = 4
 
 @dataclass(frozen=True)
 class MapPrior:
-    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean, u_sd), the log
-    slopes correlated by ``slope_correlation``."""
+    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean + shift_j, u_sd),
+    the log slopes correlated by ``slope_correlation``. ``segment_shifts`` (one per segment
+    of the piecewise map, summing to 0; empty: none) let the segments' typical slopes differ,
+    as a prior learned across classifiers may find (steeper at the top, say)."""
 
     c_mean: float
     c_sd: float
     u_mean: float
     u_sd: float
     slope_correlation: float = 0.0
+    segment_shifts: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "segment_shifts", tuple(float(v) for v in self.segment_shifts))
 
     def with_correlation(self, rho: float) -> "MapPrior":
-        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho)
+        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho, self.segment_shifts)
 
     def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of (c, u_1, ..., u_J)."""
-        mean = np.array([self.c_mean] + [self.u_mean] * n_slopes)
+        """Mean and covariance of (c, u_1, ..., u_J); segment shifts apply when the map has
+        as many segments as they were learned for (fewer distinct scores make fewer)."""
+        shifts = np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
+        mean = np.r_[self.c_mean, self.u_mean + shifts]
         rho = self.slope_correlation
         cov_u = self.u_sd**2 * ((1.0 - rho) * np.eye(n_slopes) + rho * np.ones((n_slopes, n_slopes)))
         cov = np.zeros((n_slopes + 1, n_slopes + 1))
@@ -84,6 +92,8 @@ CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
 #: factor e^0.41 = 1.5 and temperature within 0.72-1.39, each at 90%.
 NEARLY_CALIBRATED_PRIOR = MapPrior(0.0, 0.25, 0.0, 0.2)
 WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
+#: Nearly flat, for summarising a set's likelihood (:func:`likelihood_summary`).
+VERY_WEAK_PRIOR = MapPrior(0.0, 10.0, 0.0, 5.0)
 #: Correlation of the spline's segment log slopes: a segment's temperature may differ
 #: from its neighbour's as much as Platt's temperature varies a priori.
 SPLINE_SLOPE_CORRELATION = 0.5
@@ -316,7 +326,8 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
                         prior: MapPrior | None = None, reference=None) -> CalibrationFit:
     """Posterior draws of one calibration map from all scores (feature scaling) and the labels.
 
-    ``labels`` are NaN for unlabeled items. ``reference``: (scores, weights) of every item
+    ``labels`` are NaN for unlabeled items. ``prior``: the map's prior (default: the
+    hand-set one for the score scale, slopes of the spline correlated). ``reference``: (scores, weights) of every item
     for the feature scaling, when ``scores`` are not all items (default: ``scores``).
     """
     scores = np.asarray(scores, float)
@@ -329,9 +340,10 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
                              "scores on another scale")
         form, prior = "platt", prior or NEARLY_CALIBRATED_PRIOR
     features = Features.for_scores(form, ref_scores, probabilities, ref_weights)
-    prior = prior or (CALIBRATED_PRIOR if probabilities else WEAK_PRIOR)
-    if form == "spline":
-        prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
+    if prior is None:
+        prior = CALIBRATED_PRIOR if probabilities else WEAK_PRIOR
+        if form == "spline":
+            prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
     mean, cov = prior.moments(features.n_slopes)
@@ -349,3 +361,26 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,
     )
+
+
+def likelihood_summary(form, scores, labels, *, probabilities: bool, reference=None):
+    """The map's log-likelihood of the labels as a Gaussian in its parameters (c, u_1..u_J):
+    ``(features, h, P)`` with log L(u) ~ h'u - u'Pu/2 + const, P the observed information
+    (made positive semi-definite) at the mode under a very weak prior. For learning a prior
+    across many labeled sets (``spe.learned``): with a Normal prior the sets' evidence then
+    has a closed form, and directions the labels do not inform (P ~ 0) stay uninformative.
+    """
+    scores, labels = np.asarray(scores, float), np.asarray(labels, float)
+    ref_scores, ref_weights = (scores, None) if reference is None else reference
+    features = Features.for_scores(form, ref_scores, probabilities, ref_weights)
+    known = ~np.isnan(labels)
+    x, y = features(scores[known]), labels[known]
+    weak = VERY_WEAK_PRIOR
+    with np.errstate(over="ignore", invalid="ignore"):  # separable classes: the weak prior lets slopes grow until exp overflows
+        mode = _mode(x, y, weak)
+        mean, precision0 = _prior_moments(weak, features.n_slopes)
+        _, hess = _gradient_hessian(mode, x, y, weak)
+    values, vectors = np.linalg.eigh(-hess - precision0)
+    info = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+    grad_loglik = precision0 @ (mode - mean)  # the posterior's gradient is 0 at its mode
+    return features, grad_loglik + info @ mode, info

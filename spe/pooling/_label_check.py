@@ -30,6 +30,9 @@ CHECK_DRAWS = 1000
 TENSION, CONTRADICTED = 0.05, 0.01
 #: A contradicted model with at least this weight in the pool is warned about.
 WARN_WEIGHT = 0.1
+#: With fewer labeled items of either class than this the check cannot tell a model from
+#: its rivals: it says so instead of "not contradicted".
+MIN_PER_CLASS = 3
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,20 @@ class LabelCheck:
     level: float = 0.9
 
     @property
+    def testable(self) -> bool:
+        """Whether the labels hold enough of each class for the check to say anything."""
+        return min(self.observed, self.n_labeled - self.observed) >= MIN_PER_CLASS
+
+    @property
     def verdict(self) -> str:
         if self.p_value < CONTRADICTED:
             return "contradicted by the labels"
         if self.p_value < TENSION:
             return "in tension with the labels"
-        return "agrees with the labels"
+        if not self.testable:
+            return f"too few labels of one class to test it (fewer than {MIN_PER_CLASS})"
+        # a predictive check can refute a model, never confirm it
+        return "not contradicted by the labels"
 
     def describe(self) -> str:
         return (f"labels: {self.observed} of {self.n_labeled} positive; the model predicts "

@@ -102,12 +102,17 @@ def combine(fits: dict, labeled_scores, labels, *, n_draws: int, rng, prior_weig
         fit = fits[names[0]]
         return LabelPosterior(fits, {names[0]: 1.0}, "single model",
                               np.zeros(fit.n_draws, int), np.arange(fit.n_draws), fit.weights)
+    prior = np.ones(len(names)) if prior_weights is None else np.array([prior_weights[k] for k in names], float)
     if len(labels):
         log_lik = {k: _loo_log_likelihood(f, labeled_scores, labels, rng) for k, f in fits.items()}
         model_weights = stacking_weights(log_lik, method, seed=int(rng.integers(2**31 - 1)))
         weighting = f"{method} of LOO predictive densities on {len(labels)} labels"
+        if prior_weights is not None and method == "BB-pseudo-BMA":
+            # pseudo-BMA weights are exp(elpd) normalised: prior odds multiply them as in BMA
+            posterior = prior * np.array([model_weights[k] for k in names])
+            model_weights = dict(zip(names, (posterior / posterior.sum()).tolist()))
+            weighting += ", times prior weights"
     else:
-        prior = np.ones(len(names)) if prior_weights is None else np.array([prior_weights[k] for k in names])
         model_weights = dict(zip(names, (prior / prior.sum()).tolist()))
         weighting = "prior weights (no labels)"
     shares = allocate([model_weights[k] for k in names], n_draws)

@@ -44,8 +44,10 @@ class SPEResult:
     """
 
     def __init__(self, data: ScoreData, label_posterior: LabelPosterior, label_seed, export_seed=0,
-                 errors=None, check_seed=0):
+                 errors=None, check_seed=0, prior_note=""):
         self.data = data
+        #: which prior over classifiers the calibration map used, in words
+        self.prior_note = prior_note
         self.label_posterior = label_posterior
         self._label_seed = label_seed
         self._export_seed = export_seed

@@ -61,6 +61,15 @@ def summarize(res, level=0.9) -> Summary:
         if name in checks:
             lines.append(indent + checks[name].describe())
     lines += [f"    {name:{width}s} not fitted: {why}" for name, why in res.errors.items()]
+    few = min(int(d.n_pos.sum()), int(d.n_neg.sum()))
+    if mixture is not None and res.model_weights.get("mixture", 0.0) >= MIN_WEIGHT and few < 3:
+        lines += textwrap.wrap(
+            f"the mixture's split of the scores into classes rests on {few} labeled item(s) of the rarer "
+            "class: which component is positive, and where they cross, is its assumption, not something "
+            "the labels have checked", width=100, initial_indent="  ", subsequent_indent="    ")
+    if res.prior_note:
+        lines += textwrap.wrap(f"prior of the calibration map: {res.prior_note}", width=100,
+                               initial_indent="  ", subsequent_indent="    ")
     own, verdict = {}, None
     if len(res.fits) > 1:
         own = res.model_estimates(level)
@@ -82,6 +91,7 @@ def summarize(res, level=0.9) -> Summary:
         "weighting": res.label_posterior.weighting,
         "score_models": models,
         "not_fitted": dict(res.errors),
+        "prior": res.prior_note,
         "metrics": {m.name: m.as_dict() for m in metrics},
         "model_estimates": {name: {k: e.as_dict() for k, e in est.items()} for name, est in own.items()},
         "model_disagreement": verdict,

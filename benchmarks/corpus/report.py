@@ -1,0 +1,119 @@
+"""The corpus' verdict on spe: RESULTS.md section, evidence-page block and reliability figure.
+
+    python -m benchmarks.corpus.report
+
+Reads the rows ``benchmarks.corpus.evaluate`` wrote in ``cache/`` (``eval_<half>_<prior>.jsonl``)
+and puts side by side, per family and overall, at each label budget: the development half
+judged with fold priors (each task by the prior learned without its R packages), the
+held-out half (m-z) with the shipped prior, and spe 0.2's hand-set prior ("wide") where it
+was run. Losses included: every cell is the measured mean, none is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ..harness.report import RESULTS_MD, ROOT, run_stamp, with_block  # noqa: E402
+from . import CACHE  # noqa: E402
+from .measures import CONFIDENCES  # noqa: E402
+from .tables import groups, summarise  # noqa: E402
+
+RUNS = (("dev", "wide", "dev, spe 0.2's prior"), ("dev", "folds", "dev, learned (fold)"),
+        ("heldout", "wide", "held-out, spe 0.2's prior"), ("heldout", "default", "held-out, learned"))
+MARKERS = ("<!-- corpus:start -->", "<!-- corpus:end -->")
+EVIDENCE = ROOT / "docs" / "user_guide" / "evidence.md"
+FIGURE = ROOT / "figures" / "corpus_reliability.png"
+COLUMNS = ("fits", "AP cov", "AUROC cov", "prev cov", "AP err / labels'", "met@0.8", "met@0.9", "met@0.95",
+           "feasible@0.9", "recall@0.9", "ECE spe", "ECE raw", "ECE Platt")
+
+
+def load_runs(cache: Path) -> dict:
+    runs = {}
+    for half, prior, title in RUNS:
+        path = cache / f"eval_{half}_{prior}.jsonl"
+        if path.exists():
+            runs[title] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return runs
+
+
+def _cells(s: dict) -> list[str]:
+    def f(v, d=3):
+        return "-" if v is None else f"{v:.{d}f}"
+    return [str(s["fits"] - s["failed"]), f(s["ap_cov"]), f(s["auroc_cov"]), f(s["prevalence_cov"]),
+            f(s["ap_ratio"], 2), *(f(s[f"met_{c}"]) for c in CONFIDENCES), f(s["feasible_0.9"]),
+            f(s["recall_0.9"]), f(s["ece_spe"]), f(s["ece_raw"]), f(s["ece_platt"])]
+
+
+def tables(runs: dict) -> str:
+    out = []
+    for budget in sorted({r["budget"] for rows in runs.values() for r in rows}):
+        out += [f"**{budget} labels** (90% intervals; thresholds: `choose_threshold(min_precision=0.9, "
+                "confidence=c)`, met = the truth meets it, among fits that returned one)", "",
+                "| family | run | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
+        families = list(groups([r for rows in runs.values() for r in rows]))
+        for family in families:
+            for title, rows in runs.items():
+                chosen = [r for r in rows if r["budget"] == budget and (family == "overall" or r["family"] == family)]
+                if chosen:
+                    name = f"**{family}**" if family == "overall" else family
+                    out.append(f"| {name} | {title} | " + " | ".join(_cells(summarise(chosen))) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def figure(runs: dict) -> Path:
+    """Stated confidence against the share of thresholds that met it, per family, per run."""
+    shown = [t for t in runs if "learned" in t]
+    fig, axes = plt.subplots(1, len(shown), figsize=(5 * len(shown), 4.2), squeeze=False)
+    for ax, title in zip(axes[0], shown):
+        rows = runs[title]
+        for family, fam_rows in groups(rows).items():
+            s = summarise(fam_rows)
+            met = [s[f"met_{c}"] for c in CONFIDENCES]
+            style = dict(color="black", lw=2.5) if family == "overall" else dict(lw=1, alpha=0.8)
+            ax.plot(CONFIDENCES, met, marker="o", label=family, **style)
+        ax.plot([0.75, 1], [0.75, 1], ls="--", color="grey", lw=1)
+        ax.set(xlim=(0.75, 1.0), ylim=(0.2, 1.0), xlabel="stated confidence", ylabel="share of thresholds met",
+               title=title)
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    FIGURE.parent.mkdir(exist_ok=True)
+    fig.savefig(FIGURE, dpi=110)
+    plt.close(fig)
+    return FIGURE
+
+
+def section(runs: dict) -> str:
+    corpus = json.loads((CACHE / "corpus.json").read_text())
+    counts = {t: (len({r["task_id"] for r in rows}), len(rows)) for t, rows in runs.items()}
+    head = (f"## The task corpus: classifiers nobody tuned spe to (`benchmarks/corpus/`)\n\n{run_stamp()}. "
+            f"Corpus v{corpus['version']} (hash {corpus['corpus_hash']}): {corpus['kept']['dev']} development "
+            f"tasks (R packages a-l), {corpus['kept']['heldout']} held-out (m-z); runs: "
+            + "; ".join(f"{t}: {n} tasks, {k} fits" for t, (n, k) in counts.items())
+            + ". Commands: `python -m benchmarks.corpus.evaluate --half dev --prior wide`, "
+              "`--half dev --prior benchmarks/corpus/cache/folds`, `--half heldout` (and `--prior wide`), "
+              "then `python -m benchmarks.corpus.report`. The held-out half was run once, after every "
+              "choice was made on the development half.\n")
+    return head + "\n" + tables(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n"
+
+
+def main() -> None:
+    runs = load_runs(CACHE)
+    if not runs:
+        raise SystemExit("no evaluation rows in the cache: run python -m benchmarks.corpus.evaluate first")
+    figure(runs)
+    text = section(runs)
+    RESULTS_MD.write_text(with_block(RESULTS_MD.read_text(), text, MARKERS))
+    EVIDENCE.write_text(with_block(EVIDENCE.read_text(), text.replace("../figures", "../../figures")
+                                   .replace("## The task corpus", "### The task corpus"), MARKERS))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Learning a :class:`ClassifierPrior` from labeled sets: empirical Bayes across classifiers.
+
+Each set (one classifier's scores on one data set, with labels) contributes the likelihood
+of its labels under the piecewise-Platt map, summarised as a Gaussian in the map's
+parameters (``spe.calibration.likelihood_summary``). For the sets of one score kind the
+hyperprior c ~ N(mu_c, sd_c), log slopes ~ N(mu_u, sd_u) with correlation rho is chosen by
+maximising the sets' evidence: each set's likelihood integrated against the prior, in
+closed form. This is deconvolution (Efron's g-modeling in its Gaussian form): a set with
+few labels or separable classes says little about its own parameters, and its broad
+likelihood widens the learned prior less than a histogram of point estimates would.
+A weak Normal hyperprior on the five hyperparameters, centred on a base prior, keeps a
+kind with few sets near that base.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from scipy import optimize
+
+from ..calibration import MapPrior, likelihood_summary
+from ..scores import as_labels, as_scores, looks_like_probabilities, prepare
+from ._kinds import KINDS, score_kind
+from ._prior import WIDE, ClassifierPrior
+
+#: Spread of the hyperprior around the base prior's hyperparameters (means, log sds,
+#: atanh of the correlation): weak, so tens of sets overrule it.
+HYPER_SD = 1.0
+#: The correlation of the slopes is kept inside (RHO_LOW, RHO_HIGH) (a valid covariance).
+RHO_LOW, RHO_HIGH = -0.3, 0.95
+#: Sets needed before the segments' slopes may differ on average (segment shifts).
+MIN_SETS_FOR_SHIFTS = 30
+
+
+def _as_pairs(sets):
+    """(scores, labels) pairs from pairs or from fitted results (their scores and labels)."""
+    for item in sets:
+        data = getattr(item, "data", None)
+        if data is not None and hasattr(data, "scores"):
+            if data.scores is None:
+                raise ValueError("a result fitted on counts has no item scores to learn a prior from")
+            yield data.scores, data.labels
+            continue
+        try:
+            scores, labels = item
+        except (TypeError, ValueError):
+            raise TypeError("learn_prior takes (scores, labels) pairs or results of spe.fit") from None
+        yield scores, labels
+
+
+def set_summary(scores, labels, probabilities=None):
+    """(kind, h, P) of one labeled set: its score kind and the Gaussian form of the
+    piecewise-Platt map's likelihood of its labels; None when the set cannot inform the
+    map: fewer than 2 labels of either class, or fewer than 3 distinct scores (hard
+    predictions, which ``spe.fit`` models without a map)."""
+    raw = np.asarray(scores)
+    if raw.dtype.kind in "fiub" and np.unique(raw[np.isfinite(raw)] if raw.dtype.kind == "f" else raw).size < 3:
+        return None
+    s = as_scores(scores)
+    y = as_labels(labels, s.size)
+    known = y[~np.isnan(y)]
+    if (known == 1).sum() < 2 or (known == 0).sum() < 2:
+        return None
+    probabilities = looks_like_probabilities(s) if probabilities is None else bool(probabilities)
+    data = prepare(s, y)
+    ref = data.score_distribution()
+    kind = score_kind(ref[0], probabilities, ref[1])
+    _, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
+                                    probabilities=probabilities, reference=ref)
+    return kind, h, info
+
+
+def _unpack(eta, n_segments: int):
+    """Hyperparameters from the optimiser's free vector: c's mean, the slopes' mean, two log
+    sds, the correlation's logit on (RHO_LOW, RHO_HIGH), and n_segments - 1 segment shifts
+    (the last makes them sum to 0)."""
+    mu_c, mu_u, log_sd_c, log_sd_u, z = eta[:5]
+    rho = RHO_LOW + (RHO_HIGH - RHO_LOW) / (1.0 + np.exp(-z))
+    free = np.asarray(eta[5:], float)
+    shifts = tuple(np.r_[free, -free.sum()]) if n_segments > 1 else ()
+    return MapPrior(float(mu_c), float(np.exp(log_sd_c)), float(mu_u), float(np.exp(log_sd_u)), float(rho), shifts)
+
+
+def _pack(prior: MapPrior, n_segments: int) -> np.ndarray:
+    share = np.clip((prior.slope_correlation - RHO_LOW) / (RHO_HIGH - RHO_LOW), 1e-3, 1 - 1e-3)
+    shifts = np.array(prior.segment_shifts) if len(prior.segment_shifts) == n_segments else np.zeros(n_segments)
+    return np.r_[prior.c_mean, prior.u_mean, np.log(prior.c_sd), np.log(prior.u_sd), np.log(share / (1 - share)),
+                 shifts[:-1] if n_segments > 1 else []]
+
+
+def log_evidence(prior: MapPrior, h: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """log of the integral of N(u; prior) exp(h'u - u'Pu/2) du, exactly, for a stack of sets
+    with the same number of slopes (h: (T, d), info: (T, d, d))."""
+    mean, cov = prior.moments(h.shape[1] - 1)
+    precision = np.linalg.inv(cov)
+    a = precision[None] + info
+    b = (precision @ mean)[None] + h
+    _, logdet_a = np.linalg.slogdet(a)
+    _, logdet_cov = np.linalg.slogdet(cov)
+    quad = np.einsum("ti,ti->t", b, np.linalg.solve(a, b[..., None])[..., 0])
+    return -0.5 * logdet_cov - 0.5 * mean @ precision @ mean + 0.5 * quad - 0.5 * logdet_a
+
+
+def fit_hyperprior(summaries, base: MapPrior) -> MapPrior:
+    """The map prior maximising the sets' evidence plus a weak hyperprior around ``base``.
+
+    Segment shifts are learned for the most common number of segments (the piecewise map's
+    usual four) when at least :data:`MIN_SETS_FOR_SHIFTS` sets have it."""
+    by_size = defaultdict(list)
+    for h, info in summaries:
+        by_size[h.size].append((h, info))
+    stacks = [(np.stack([h for h, _ in v]), np.stack([p for _, p in v])) for v in by_size.values()]
+    common = max(by_size, key=lambda d: len(by_size[d])) - 1
+    n_segments = common if len(by_size[common + 1]) >= MIN_SETS_FOR_SHIFTS else 0
+    eta0 = _pack(base, n_segments)
+
+    def objective(eta):
+        prior = _unpack(eta, n_segments)
+        total = sum(float(log_evidence(prior, h, p).sum()) for h, p in stacks)
+        return -(total - 0.5 * np.sum((eta - eta0) ** 2) / HYPER_SD**2)
+
+    best = optimize.minimize(objective, eta0, method="L-BFGS-B")
+    return _unpack(best.x, n_segments)
+
+
+def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None = None,
+                probabilities=None) -> ClassifierPrior:
+    """Learn a prior over classifiers from labeled sets: your own past evaluations.
+
+    Parameters
+    ----------
+    sets : iterable
+        Labeled sets, each a ``(scores, labels)`` pair (labels 1/0, NaN for unlabeled
+        items, which still shape the map's features) or a result of :func:`spe.fit`.
+        Sets with fewer than two labeled items of either class are skipped.
+    base : ClassifierPrior, optional
+        Where a score kind with few sets stays near (default: :func:`default_prior`, the
+        prior spe ships); a kind no set informs keeps the base's prior.
+    source : str, optional
+        How ``summary()`` names the prior (default: the number of sets).
+    probabilities : bool, optional
+        Whether the scores are probabilities (default: yes when all lie in [0, 1]).
+
+    Returns
+    -------
+    ClassifierPrior
+        Pass it to ``spe.fit(..., prior=...)``.
+
+    Raises
+    ------
+    ValueError
+        When no set has two labeled items of each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> past = []
+    >>> for _ in range(5):
+    ...     y = rng.random(300) < 0.3
+    ...     past.append((rng.normal(2.0 * y, 1.0), y.astype(float)))
+    >>> prior = spe.learn_prior(past)
+    >>> prior.n_sets["margin"]
+    5
+    """
+    from ._prior import default_prior
+
+    base = default_prior() if base is None else base
+    if not isinstance(base, ClassifierPrior):
+        raise TypeError(f"base must be a ClassifierPrior, got {type(base).__name__}")
+    per_kind = defaultdict(list)
+    for scores, labels in _as_pairs(sets):
+        summary = set_summary(scores, labels, probabilities)
+        if summary is not None:
+            per_kind[summary[0]].append(summary[1:])
+    if not per_kind:
+        raise ValueError("no set has two labeled items of each class: nothing to learn a prior from")
+    maps = {k: fit_hyperprior(per_kind[k], base.map_prior(k)) if per_kind[k] else base.map_prior(k)
+            for k in KINDS}
+    n_sets = {k: len(per_kind[k]) for k in KINDS}
+    source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
+    return ClassifierPrior(maps, source, n_sets)
+
+

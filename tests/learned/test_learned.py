@@ -1,0 +1,116 @@
+"""Priors over classifiers: the evidence in closed form, recovery of a known hyperprior,
+the shipped prior, and spe.fit's use of it."""
+
+import time
+
+import numpy as np
+import pytest
+from scipy import special
+
+import spe
+from spe.calibration import MapPrior
+from spe.learned import KINDS, WIDE, ClassifierPrior, default_prior, learn_prior, log_evidence, score_kind
+
+
+def margin_sets(n_sets, n_items, seed, c=(-1.0, 0.5), u=(1.0, 0.3), labeled=None):
+    """Sets whose labels follow logit P = c + exp(u) * standardised score, (c, u) drawn per set."""
+    rng = np.random.default_rng(seed)
+    sets = []
+    for _ in range(n_sets):
+        s = rng.normal(size=n_items)
+        z = (s - np.median(s)) / s.std()
+        y = (rng.random(n_items) < special.expit(rng.normal(*c) + np.exp(rng.normal(*u)) * z)).astype(float)
+        if labeled is not None:
+            y[rng.choice(n_items, n_items - labeled, replace=False)] = np.nan
+        sets.append((s, y))
+    return sets
+
+
+def test_log_evidence_is_the_integral_of_prior_times_likelihood():
+    prior = MapPrior(-0.5, 0.8, 0.3, 0.6)
+    h, info = np.array([1.2, -0.4]), np.array([[2.0, 0.3], [0.3, 0.5]])
+    grid = np.linspace(-8, 8, 801)
+    c, u = np.meshgrid(grid, grid, indexing="ij")
+    theta = np.stack([c, u], -1)
+    log_prior = (-0.5 * ((c + 0.5) / 0.8) ** 2 - 0.5 * ((u - 0.3) / 0.6) ** 2
+                 - np.log(2 * np.pi * 0.8 * 0.6))
+    log_lik = theta @ h - 0.5 * np.einsum("...i,ij,...j->...", theta, info, theta)
+    numeric = np.log(np.sum(np.exp(log_prior + log_lik)) * (grid[1] - grid[0]) ** 2)
+    assert log_evidence(prior, h[None], info[None])[0] == pytest.approx(numeric, abs=1e-6)
+
+
+@pytest.mark.statistical
+def test_a_known_hyperprior_is_recovered_from_sixty_sets():
+    learned = learn_prior(margin_sets(60, 400, seed=0), base=WIDE).map_prior("margin")
+    assert learned.c_mean == pytest.approx(-1.0, abs=0.2)
+    assert learned.c_sd == pytest.approx(0.5, abs=0.15)
+    assert learned.u_mean == pytest.approx(1.0, abs=0.15)
+    assert learned.u_sd < 0.45
+
+
+@pytest.mark.statistical
+def test_sets_with_few_labels_do_not_widen_the_prior_with_their_own_noise():
+    """Deconvolution: 40 labels per set make each set's slope noisy, not the classifiers' spread."""
+    learned = learn_prior(margin_sets(80, 400, seed=1, labeled=40), base=WIDE).map_prior("margin")
+    assert learned.u_mean == pytest.approx(1.0, abs=0.3)
+    assert learned.u_sd < 0.6  # the sets' own estimates spread far more (their noise)
+
+
+def test_kinds_are_read_off_the_scores():
+    rng = np.random.default_rng(0)
+    p = rng.random(1000)
+    assert score_kind(p, True) == "probability"
+    assert score_kind(np.where(p < 0.5, 0.0, p), True) == "saturated"
+    assert score_kind(np.round(p, 1), True) == "few-values"
+    assert score_kind(rng.normal(size=1000), False) == "margin"
+
+
+def test_the_shipped_prior_loads_fast_and_covers_every_kind():
+    default_prior.cache_clear()
+    start = time.perf_counter()
+    prior = default_prior()
+    assert time.perf_counter() - start < 0.05
+    assert set(prior.maps) == set(KINDS)
+    assert prior.meta["corpus_hash"] and prior.meta["tasks"] > 100
+    assert all(prior.n_sets[k] > 0 for k in KINDS)
+    assert ClassifierPrior.from_dict(prior.to_dict()) == prior
+
+
+def test_a_saved_prior_round_trips_and_bad_files_are_refused(tmp_path):
+    path = WIDE.save(tmp_path / "p.json")
+    assert ClassifierPrior.load(path) == WIDE
+    (tmp_path / "bad.json").write_text("{\"format\": \"other\"}")
+    with pytest.raises(ValueError, match="not a saved ClassifierPrior"):
+        ClassifierPrior.load(tmp_path / "bad.json")
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(ValueError, match="not JSON"):
+        ClassifierPrior.load(tmp_path / "broken.json")
+    with pytest.raises(ValueError, match="missing"):
+        ClassifierPrior({"margin": WIDE.maps["margin"]}, "incomplete")
+
+
+def test_fit_uses_the_prior_it_is_given_and_names_it():
+    scores, truth = spe.datasets.load_demo()
+    labels = np.full(scores.size, np.nan)
+    picked = np.random.default_rng(1).choice(scores.size, 10, replace=False)
+    labels[picked] = truth[picked]
+    learned = learn_prior(margin_sets(20, 400, seed=2), base=WIDE, source="my past evaluations")
+    res = spe.fit(scores, labels, seed=0, prior=learned)
+    assert "my past evaluations; 'margin' scores (20 labeled sets)" in str(res.summary())
+    assert res.fits["spline"].prior == learned.map_prior("margin")
+    wide = spe.fit(scores, labels, seed=0, prior="wide")
+    assert wide.fits["spline"].prior == WIDE.map_prior("margin")
+    assert "shipped" not in str(wide.summary()) and "hand-set" in str(wide.summary())
+    with pytest.raises(TypeError, match="prior must be"):
+        spe.fit(scores, labels, prior=3)
+
+
+def test_learn_prior_takes_results_and_refuses_sets_without_both_classes():
+    scores, truth = spe.datasets.load_demo()
+    res = spe.fit(scores, truth, seed=0, model="spline")
+    prior = learn_prior([res], base=WIDE)
+    assert prior.n_sets["margin"] == 1
+    with pytest.raises(ValueError, match="two labeled items of each class"):
+        learn_prior([(scores, np.zeros(scores.size))], base=WIDE)
+    with pytest.raises(TypeError, match="pairs or results"):
+        learn_prior([scores], base=WIDE)
