@@ -20,7 +20,7 @@ from ..exceptions import InconsistentAnswersWarning
 from ._elicit import elicit_metric
 from ._evaluation import Evaluation
 from ._families import METRIC_FAMILIES, DiagonalLinear, Fractional, Linear, f_beta
-from ._oracles import Asker, Query, bradley_terry_oracle, noisy_oracle, truthful_oracle
+from ._oracles import ABOUT_THE_SAME, Asker, Query, bradley_terry_oracle, noisy_oracle, truthful_oracle
 from ._posterior import AnswerModel, WeightPosterior
 from ._result import ElicitedMetric
 from ._simulate import paper_probabilities, random_metric
@@ -31,6 +31,6 @@ from ._summary import rule_text
 
 __all__ = [
     "elicit_metric", "ElicitedMetric", "Evaluation", "InconsistentAnswersWarning", "METRIC_FAMILIES", "DiagonalLinear",
-    "Linear", "Fractional", "f_beta", "truthful_oracle", "noisy_oracle", "bradley_terry_oracle", "Asker", "Query",
+    "Linear", "Fractional", "f_beta", "truthful_oracle", "ABOUT_THE_SAME", "noisy_oracle", "bradley_terry_oracle", "Asker", "Query",
     "AnswerModel", "WeightPosterior", "paper_probabilities", "random_metric",
 ]

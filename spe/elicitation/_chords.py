@@ -102,7 +102,9 @@ def bisect_chords(polygon: FacePolygon, result: SearchResult, ask, tolerance: fl
     while hi - lo > tolerance and (budget is None or result.n_queries < budget):
         m = 0.5 * (lo + hi)
         x, y = polygon.chord(m, through)
-        if np.allclose(x, y, rtol=0, atol=1e-15):  # a degenerate face: nothing to compare
+        too_close = getattr(ask, "too_close", None)
+        gap = float(np.max(np.abs(np.diagonal(x) - np.diagonal(y))))
+        if gap <= 1e-15 or (too_close is not None and too_close(gap)):  # a degenerate face, or below resolution
             break
         above = bool(ask(x, y, result.name + " (chord)"))
         result.rounds.append(Round((m,), [], [above], kind="above"))

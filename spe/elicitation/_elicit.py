@@ -26,12 +26,20 @@ MIN_RADIUS = 1e-9
 
 
 def _answers(asker, diagonal: bool):
-    """(features of first minus second, votes for the first) per question: with repeats,
-    every vote is an observation (a majority would discard how split they were)."""
-    first = np.array([q.first for q in asker.history])
-    second = np.array([q.second for q in asker.history])
-    votes = np.array([sum(q.votes) for q in asker.history], float)
-    return features(first, diagonal) - features(second, diagonal), votes
+    """(features of first minus second, votes for the first, votes "about the same") per
+    question: with repeats, every vote is an observation (a majority would discard how split
+    they were)."""
+    k = asker.history[0].first.shape[0] if asker.history else 2
+    first = np.array([q.first for q in asker.history]).reshape(-1, k, k)
+    second = np.array([q.second for q in asker.history]).reshape(-1, k, k)
+    votes = np.array([q.n_first for q in asker.history], float)
+    same = np.array([q.n_same for q in asker.history], float)
+    return features(first, diagonal) - features(second, diagonal), votes, same
+
+
+def _model(model, asker):
+    """The answer model, reading "about the same" answers when the oracle gives them."""
+    return model.with_ties() if asker.answers_ties else model
 
 
 def _last_cycle(searches, q):
@@ -46,15 +54,16 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
         structure = {"pairs": pairs, "searches": [p.upper for p in pairs]}
 
         def factory(rng):
-            diffs, votes = _answers(asker, True)
-            return diagonal_posterior(pairs, diffs, votes, asker.repeats, model, weights, n_draws, rng, tol), None
+            diffs, votes, same = _answers(asker, True)
+            return diagonal_posterior(pairs, diffs, votes, asker.repeats, _model(model, asker), weights, n_draws, rng,
+                                      tol, same), None
 
         return DiagonalLinear(weights), None, structure, factory
     if family == "diagonal-fractional":
         metric, faces = elicit_fractional(space, asker, tol, diagonal=True)
         structure = {"faces": faces, "searches": [s for f in faces for s in f.searches]}
         return metric, None, structure, lambda rng: fractional_posterior(space, True, faces, min(n_draws, 1000), rng,
-                                                                         model.lapse)
+                                                                         model.typical_lapse)
     if radius is None:
         radius = sphere_radius(space, signs=(-1.0,) if family == "linear" else (-1.0, 1.0))[0]
     if radius < MIN_RADIUS:
@@ -65,9 +74,10 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
         structure = {"theta": theta, "searches": searches, "cycles": cycles}
 
         def factory(rng):
-            diffs, votes = _answers(asker, False)
+            diffs, votes, same = _answers(asker, False)
             widths = [s.interval[1] - s.interval[0] for s in _last_cycle(searches, q)]
-            return linear_posterior(theta, widths, diffs, votes, asker.repeats, model, n_draws, rng), None
+            return linear_posterior(theta, widths, diffs, votes, asker.repeats, _model(model, asker), n_draws, rng,
+                                    ties=same), None
 
         return Linear(weights, space.n_classes), radius, structure, factory
     metric, (theta_best, theta_worst, searches) = elicit_fractional(space, asker, tol, False, radius, cycles)
@@ -75,12 +85,12 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
     groups = (_last_cycle(searches[:half], q), _last_cycle(searches[half:], q))
     structure = {"theta": (theta_best, theta_worst), "searches": searches, "cycles": cycles}
     return metric, radius, structure, lambda rng: fractional_posterior(space, False, groups, min(n_draws, 1000), rng,
-                                                                       model.lapse, radius)
+                                                                       model.typical_lapse, radius)
 
 
 def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None, seed=0, *, classes=None,
-                  repeats=1, noise="exact", noise_scale=None, lapse=0.01, cycles=2, n_draws=4000,
-                  radius=None) -> ElicitedMetric:
+                  repeats=1, noise="exact", noise_scale=None, lapse=None, cycles=2, n_draws=4000,
+                  radius=None, resolution=0.0, fallback=True) -> ElicitedMetric:
     """Learn the user's performance metric from "which would you rather have?" answers.
 
     Each question shows two confusion matrices reachable on the user's items and asks the
@@ -119,9 +129,11 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
         How answers relate to the metric in the posterior
         (:class:`~spe.elicitation.AnswerModel`): ``"exact"``, ``"threshold"``
         (wrong only within ``noise_scale`` = eps_Omega) or ``"bradley-terry"`` (logistic with
-        ``noise_scale``), each with a ``lapse`` share of random answers. With a noisy model
-        the reported weights of the linear families are the posterior mean (every answer
-        weighed as evidence; the searches' own estimate stays in ``search_weights``).
+        ``noise_scale``), each with a ``lapse`` share of random answers (default None: learned
+        from the answers, so inconsistent answers widen the posterior). With a noisy model, or
+        "about the same" answers (:data:`~spe.elicitation.ABOUT_THE_SAME`), the reported
+        weights of the linear families are the posterior mean (every answer weighed as
+        evidence; the searches' own estimate stays in ``search_weights``).
     cycles : int
         Passes over the angles (``linear`` families; the paper's 2).
     n_draws : int
@@ -129,6 +141,14 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
     radius : float, optional
         The sphere's radius (``linear`` families); default: the certified radius of
         :func:`spe.elicitation.sphere_radius`.
+    resolution : float in [0, 1)
+        Two outcomes whose cells (those the metric reads) differ by no more than this share of
+        the items are not shown; the searches treat them as tied (``m.skipped`` counts them).
+        ``spe elicit`` uses 1 item per 1,000.
+    fallback : bool
+        When the elicited rule's expected metric under the posterior is below the classifier's
+        top-1 rule's, :meth:`~spe.elicitation.ElicitedMetric.decide` returns the top-1 rule
+        (and the summary says so).
 
     Returns
     -------
@@ -152,15 +172,16 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
     cycles, n_draws = check_positive_int(cycles, "cycles"), check_positive_int(n_draws, "n_draws")
     if radius is not None and not (isinstance(radius, numbers.Real) and radius > 0):
         raise ValueError(f"radius must be a number > 0, got {radius!r}")
-    asker = Asker(oracle, repeats)
+    asker = Asker(oracle, repeats, resolution)
     fit_seed, result_seed = child_seeds(seed, 2)
     eta, fit = (raw, None) if labels is None else recalibrated(raw, labels, fit_seed)
     space = ConfusionSpace(eta)
     metric, radius, structure, factory = _run(family, space, asker, tol, cycles, radius, model, n_draws)
     out = ElicitedMetric(family=family, metric=metric, classes=names, tolerance=tol, asker=asker,
                          searches=structure["searches"], space=space, raw_probs=raw, fit=fit, radius=radius,
-                         model=model, seed=result_seed, posterior_factory=factory, structure=structure)
-    if model.kind != "exact" and family in ("diagonal", "linear"):
+                         model=model, seed=result_seed, posterior_factory=factory, structure=structure,
+                         fallback=bool(fallback))
+    if (model.kind != "exact" or asker.n_same) and family in ("diagonal", "linear"):
         out.adopt_posterior_mean()
     _warn_if_inconsistent(out)
     return out
@@ -178,5 +199,5 @@ def _warn_if_inconsistent(m: ElicitedMetric) -> None:
         said.append(f"{split} question(s) got different answers when repeated")
     warnings.warn("; ".join(said) + ". The oracle is noisy, or its metric is not of this family. Each search kept "
                   "its first 'worse' answer; the posterior counts every answer under the "
-                  f"{m.answer_model.kind!r} answer model (lapse {m.answer_model.lapse:g}). Consider repeats=3, "
+                  f"answer model ({m.answer_model.describe()}). Consider repeats=3, "
                   "noise='threshold' or another family.", InconsistentAnswersWarning, stacklevel=3)

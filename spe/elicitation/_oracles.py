@@ -10,9 +10,10 @@ from a known metric (to test elicitation, or to simulate a user):
   the adversary the guarantees are stated for);
 * :func:`bradley_terry_oracle`: prefers C1 with probability 1 / (1 + exp(-(m(C1) - m(C2)) / scale)).
 
-:class:`Asker` is how the algorithms call an oracle: it checks every answer is a boolean,
-asks each question ``repeats`` times and takes the majority (an odd number of votes), and
-records every question and answer (:class:`Query`).
+:class:`Asker` is how the algorithms call an oracle: it checks every answer is a boolean
+(or :data:`ABOUT_THE_SAME`), asks each question ``repeats`` times and takes the majority (an
+odd number of votes), records every question and answer (:class:`Query`), and counts the
+questions it did not ask because the two outcomes differ by no more than its ``resolution``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+#: What an oracle returns for "about the same" (a person at ``spe elicit`` types ``s``): the
+#: posterior reads it as "the two values differ by less than the person cares about".
+ABOUT_THE_SAME = "about the same"
+#: Matrices whose cells agree this closely differ by rounding only (not a question, not a skip).
+SAME_CELLS = 1e-12
 
 
 def _metric(metric):
@@ -85,7 +92,9 @@ def bradley_terry_oracle(metric, scale: float, seed=None):
 
 @dataclass
 class Query:
-    """One question shown to the oracle and its (majority) answer."""
+    """One question shown to the oracle and its answer: ``votes`` (True: the first, False:
+    the second, None: about the same); ``answer``, what the search follows, is True when most
+    votes prefer the first (a tie counts as "not better")."""
 
     first: np.ndarray
     second: np.ndarray
@@ -93,9 +102,17 @@ class Query:
     votes: tuple
     search: str
 
+    @property
+    def n_first(self) -> int:
+        return sum(v is True for v in self.votes)
+
+    @property
+    def n_same(self) -> int:
+        return sum(v is None for v in self.votes)
+
     def as_dict(self) -> dict:
         return {"first": self.first.tolist(), "second": self.second.tolist(), "first_preferred": self.answer,
-                "votes": [bool(v) for v in self.votes], "search": self.search}
+                "votes": [None if v is None else bool(v) for v in self.votes], "search": self.search}
 
 
 def oracle_name(oracle) -> str:
@@ -109,29 +126,58 @@ def check_repeats(repeats) -> int:
     return int(repeats)
 
 
-class Asker:
-    """Puts questions to ``oracle``: validated answers, majority of ``repeats`` votes, history."""
+def check_resolution(resolution) -> float:
+    if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not 0 <= resolution < 1:
+        raise ValueError(f"resolution (the smallest difference of a cell, as a share of the items, worth a "
+                         f"question) must be a number in [0, 1), e.g. 0.001, got {resolution!r}")
+    return float(resolution)
 
-    def __init__(self, oracle, repeats: int = 1):
+
+class Asker:
+    """Puts questions to ``oracle``: validated answers, majority of ``repeats`` votes, history.
+
+    ``resolution``: two outcomes whose cells (those the metric reads) all differ by no more
+    than this are not shown; the searches treat them as tied and :attr:`skipped` counts them.
+    An oracle with the attribute ``answers_ties = True`` (or one that ever returns
+    :data:`ABOUT_THE_SAME`) is one that may say "about the same".
+    """
+
+    def __init__(self, oracle, repeats: int = 1, resolution: float = 0.0):
         if not callable(oracle):
             raise TypeError(f"oracle must be a callable oracle(C1, C2) -> bool, got {type(oracle).__name__}")
         self.oracle = oracle
         self.repeats = check_repeats(repeats)
+        self.resolution = check_resolution(resolution)
         self.history: list[Query] = []
+        self.skipped = 0
 
-    def _vote(self, first, second) -> bool:
+    @property
+    def answers_ties(self) -> bool:
+        """Whether the oracle may answer "about the same" (it says so, or it did)."""
+        return bool(getattr(self.oracle, "answers_ties", False)) or any(q.n_same for q in self.history)
+
+    def _vote(self, first, second):
         value = self.oracle(first.copy(), second.copy())
+        if isinstance(value, str) and value == ABOUT_THE_SAME:
+            return None
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"the oracle {oracle_name(self.oracle)!r} returned {value!r} of type "
                             f"{type(value).__name__}; it must return True (the first confusion matrix is "
-                            "preferred) or False")
+                            "preferred), False or spe.elicitation.ABOUT_THE_SAME")
         return bool(value)
 
     def __call__(self, first, second, search: str = "") -> bool:
         votes = tuple(self._vote(first, second) for _ in range(self.repeats))
-        answer = 2 * sum(votes) > len(votes)
+        answer = 2 * sum(v is True for v in votes) > len(votes)
         self.history.append(Query(np.array(first), np.array(second), answer, votes, search))
         return answer
+
+    def too_close(self, gap: float) -> bool:
+        """Whether two outcomes whose largest cell difference is ``gap`` go unasked (and
+        count as skipped when they are not the same matrix)."""
+        if gap <= self.resolution and gap > SAME_CELLS:
+            self.skipped += 1
+        return gap <= max(self.resolution, SAME_CELLS)
 
     @property
     def n_queries(self) -> int:
@@ -142,3 +188,8 @@ class Asker:
     def split_votes(self) -> int:
         """Questions whose repeated answers disagreed."""
         return sum(len(set(q.votes)) > 1 for q in self.history)
+
+    @property
+    def n_same(self) -> int:
+        """Votes "about the same"."""
+        return sum(q.n_same for q in self.history)

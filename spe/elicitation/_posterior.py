@@ -31,7 +31,7 @@ Samplers:
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,44 +45,127 @@ NOISE_MODELS = ("exact", "threshold", "bradley-terry")
 #: Metric differences below this are rounding: an exact oracle's answer about them is a coin flip.
 TIE = 1e-12
 GRID_CELLS = 4096
+#: The lapse (share of answers given at random) when it is learned from the answers: a uniform
+#: prior on these values, 1.0 being "every answer at random" (the answers then say nothing).
+LAPSES = (0.01, 0.03, 0.1, 0.3, 1.0)
+#: "About the same" answers: the person calls two outcomes the same when their metric values
+#: differ by at most tau (per item, weights on the family's scale); tau unknown, one per
+#: person, log-uniform on this range (0.01 to 10 per 1,000 items).
+TIE_RANGE = (1e-5, 1e-2)
+#: Scales a_parent + a_child a DLPM pair's proposal spreads half its mass over (see diagonal_posterior).
+SCALES = (0.03, 0.1, 0.2, 0.4, 0.7, 1.0)
+#: The lapse a search's location likelihood uses when the lapse is learned.
+TYPICAL_LAPSE = 0.01
 
 
 @dataclass(frozen=True)
 class AnswerModel:
-    """How an oracle's answers relate to its metric (see the module docstring)."""
+    """How an oracle's answers relate to its metric (see the module docstring).
+
+    ``lapse=None``: the share of random answers is learned from the answers (a uniform prior
+    on :data:`LAPSES`). ``ties=True``: the oracle may answer "about the same"
+    (:data:`~spe.elicitation.ABOUT_THE_SAME`) when the values differ by at most a width it
+    does not state (a log-uniform prior on :data:`TIE_RANGE`); its other answers then say the
+    values differ by more.
+    """
 
     kind: str = "exact"
     scale: float = 0.0
-    lapse: float = 0.01
+    lapse: float | None = None
+    ties: bool = False
+
+    @property
+    def lapses(self) -> tuple:
+        return LAPSES if self.lapse is None else (self.lapse,)
+
+    @property
+    def typical_lapse(self) -> float:
+        return TYPICAL_LAPSE if self.lapse is None else self.lapse
+
+    def with_ties(self) -> "AnswerModel":
+        return replace(self, ties=True)
+
+    def _sure_first(self, d) -> np.ndarray:
+        """P(first preferred | diff) of a decided answer, before lapses and ties."""
+        if self.kind == "exact":  # differences at rounding level say nothing (the oracle summed otherwise)
+            return np.where(d > TIE, 1.0, np.where(d < -TIE, 0.0, 0.5))
+        if self.kind == "threshold":
+            return np.where(d > self.scale, 1.0, np.where(d < -self.scale, 0.0, 0.5))
+        return 0.5 * (1.0 + np.tanh(0.5 * d / self.scale))
 
     def prob_first(self, diff) -> np.ndarray:
-        """P(the first matrix is preferred) given metric(first) - metric(second)."""
+        """P(the first matrix is preferred) given metric(first) - metric(second), no ties,
+        at the typical lapse."""
+        lapse = self.typical_lapse
+        return lapse / 2 + (1 - lapse) * self._sure_first(np.asarray(diff, float))
+
+    def log_likelihood(self, diff, votes, repeats: int = 1, ties=None) -> np.ndarray:
+        """Sum over the last axis of log P(answers | diff): ``votes`` of ``repeats`` for the
+        first, ``ties`` (if any) "about the same", the rest for the second; a mixture over the
+        unknown lapse (and tie width)."""
         d = np.asarray(diff, float)
-        if self.kind == "exact":  # differences at rounding level say nothing (the oracle summed otherwise)
-            p = np.where(d > TIE, 1.0, np.where(d < -TIE, 0.0, 0.5))
-        elif self.kind == "threshold":
-            p = np.where(d > self.scale, 1.0, np.where(d < -self.scale, 0.0, 0.5))
-        else:
-            p = 0.5 * (1.0 + np.tanh(0.5 * d / self.scale))
-        return self.lapse / 2 + (1 - self.lapse) * p
-
-    def log_likelihood(self, diff, votes, repeats: int = 1) -> np.ndarray:
-        """Sum over the last axis of log P(answers | diff): ``votes`` of ``repeats`` for the first."""
-        p = self.prob_first(diff)
         votes = np.asarray(votes, float)
-        return np.sum(votes * np.log(p) + (repeats - votes) * np.log1p(-p), axis=-1)
+        ties = np.zeros_like(votes) if ties is None else np.asarray(ties, float)
+        second = repeats - votes - ties
+        if not self.ties and np.any(ties > 0):
+            raise ValueError("'about the same' answers need an answer model with ties=True")
+        sure = self._sure_first(d)
+        parts = []
+        for lapse in self.lapses:
+            if self.ties:
+                parts.append(_tie_log_likelihood(d, sure, votes, ties, second, lapse))
+            else:
+                parts.append(np.sum(votes * np.log(lapse / 2 + (1 - lapse) * sure)
+                                    + second * np.log(lapse / 2 + (1 - lapse) * (1 - sure)), axis=-1))
+        return _log_mean_exp(np.stack(parts, axis=-1))
+
+    def describe(self) -> str:
+        lapse = f"lapse learned from the answers (prior on {LAPSES})" if self.lapse is None else f"lapse {self.lapse:g}"
+        scale = f", scale {self.scale:g}" if self.kind != "exact" else ""
+        return f"{self.kind}{scale}, {lapse}" + (", 'about the same' answers" if self.ties else "")
 
 
-def answer_model(noise="exact", noise_scale=None, lapse=0.01) -> AnswerModel:
-    """A validated :class:`AnswerModel` (``noise_scale`` defaults to 0.01 for the noisy ones)."""
+def _log_mean_exp(x) -> np.ndarray:
+    top = np.max(x, axis=-1, keepdims=True)
+    return top[..., 0] + np.log(np.mean(np.exp(x - top), axis=-1))
+
+
+def _tie_log_likelihood(d, sure, votes, ties, second, lapse) -> np.ndarray:
+    """log P(answers | diff, lapse) with "about the same" answers, the tie width tau shared by
+    every answer and integrated out exactly under its log-uniform prior on :data:`TIE_RANGE`:
+    each answer's probability steps once, at tau = |d| (below: decided, above: the same), so
+    the likelihood is constant between the sorted |d| and the integral a sum over them."""
+    rand = lapse / 3
+    decided = (votes * np.log(rand + (1 - lapse) * sure) + second * np.log(rand + (1 - lapse) * (1 - sure))
+               + ties * np.log(rand))
+    same = (votes + second) * np.log(rand) + ties * np.log(rand + (1 - lapse))
+    size = np.abs(d)
+    order = np.argsort(size, axis=-1)
+    step = np.take_along_axis(np.broadcast_to(same - decided, d.shape), order, axis=-1)
+    start = np.sum(np.broadcast_to(decided, d.shape), axis=-1, keepdims=True)
+    segments = np.concatenate([start, start + np.cumsum(step, axis=-1)], axis=-1)  # tau past the k smallest |d|
+    lo, hi = np.log(TIE_RANGE[0]), np.log(TIE_RANGE[1])
+    cuts = np.log(np.clip(np.take_along_axis(size, order, axis=-1), TIE_RANGE[0], TIE_RANGE[1]))
+    edges = np.concatenate([np.full(start.shape, lo), cuts, np.full(start.shape, hi)], axis=-1)
+    with np.errstate(divide="ignore"):
+        log_mass = np.log(np.diff(edges, axis=-1) / (hi - lo))
+    x = segments + log_mass
+    top = np.max(x, axis=-1, keepdims=True)
+    return top[..., 0] + np.log(np.sum(np.exp(x - top), axis=-1))
+
+
+def answer_model(noise="exact", noise_scale=None, lapse=None) -> AnswerModel:
+    """A validated :class:`AnswerModel` (``noise_scale`` defaults to 0.01 for the noisy ones;
+    ``lapse=None``: learned from the answers)."""
     if noise not in NOISE_MODELS:
         raise ValueError(f"noise must be one of {NOISE_MODELS}, got {noise!r}")
-    if not (isinstance(lapse, numbers.Real) and 0 < lapse < 1):
-        raise ValueError(f"lapse (the share of answers given at random) must be in (0, 1), got {lapse!r}")
+    if lapse is not None and not (isinstance(lapse, numbers.Real) and 0 < lapse <= 1):
+        raise ValueError(f"lapse (the share of answers given at random) must be None (learned) or in (0, 1], "
+                         f"got {lapse!r}")
     scale = 0.01 if noise_scale is None and noise != "exact" else (noise_scale or 0.0)
     if not (isinstance(scale, numbers.Real) and scale >= 0) or (noise == "bradley-terry" and scale <= 0):
         raise ValueError(f"noise_scale must be a number >= 0 (> 0 for bradley-terry), got {noise_scale!r}")
-    return AnswerModel(noise, float(scale), float(lapse))
+    return AnswerModel(noise, float(scale), None if lapse is None else float(lapse))
 
 
 @dataclass
@@ -119,23 +202,32 @@ def _grid_proposal(loglik_of_shares, rng, n: int, cells: int):
     return m, np.log(p[cell] * cells)
 
 
-def diagonal_posterior(pairs, diffs, votes, repeats, model: AnswerModel, point, n: int, rng, tolerance: float):
+def diagonal_posterior(pairs, diffs, votes, repeats, model: AnswerModel, point, n: int, rng, tolerance: float,
+                       ties=None):
     """Importance-sampled DLPM posterior (see the module docstring). ``diffs``: (questions, K)
-    diagonal of first minus second; ``votes``: of ``repeats`` for the first; ``point``: the
-    point estimate (for the proposal's scales)."""
+    diagonal of first minus second; ``votes``: of ``repeats`` for the first (``ties``: "about
+    the same"); ``point``: the point estimate (for the proposal's scales)."""
+    ties = np.zeros_like(votes) if ties is None else ties
     cells = max(GRID_CELLS, int(40 / tolerance))
     shares, log_q = np.empty((n, len(pairs))), np.zeros(n)
     for e, p in enumerate(pairs):
         d = diffs[p.answers][:, [p.parent, p.child]]
         scale = point[p.parent] + point[p.child]
+        # the answers' likelihood depends on the pair's scale a_parent + a_child unless only signs
+        # count: half the proposal at the point's scale, half spread over scales (a proposal too
+        # narrow where the point's scale is wrong would leave the importance weights degenerate)
+        scales = [scale] if model.kind == "exact" and not model.ties else [scale] * len(SCALES) + list(SCALES)
 
-        def loglik(m, d=d, scale=scale, ans=votes[p.answers]):
-            return model.log_likelihood(scale * (np.outer(m, d[:, 0]) + np.outer(1 - m, d[:, 1])), ans, repeats)
+        def loglik(m, d=d, scales=scales, ans=votes[p.answers], same=ties[p.answers]):
+            along = np.outer(m, d[:, 0]) + np.outer(1 - m, d[:, 1])
+            each = np.stack([model.log_likelihood(c * along, ans, repeats, same) for c in scales])
+            top = each.max(axis=0)
+            return top + np.log(np.mean(np.exp(each - top), axis=0))
 
         shares[:, e], lq = _grid_proposal(loglik, rng, n, cells)
         log_q += lq + np.log(shares[:, e]) + np.log1p(-shares[:, e])
     draws = weights_from_shares(pairs, shares)
-    log_w = np.sum(np.log(draws), axis=1) + model.log_likelihood(draws @ diffs.T, votes, repeats) - log_q
+    log_w = np.sum(np.log(draws), axis=1) + model.log_likelihood(draws @ diffs.T, votes, repeats, ties) - log_q
     return _weighted(draws, log_w, "importance sampling (grid proposals per class pair)")
 
 
@@ -146,7 +238,7 @@ def _weighted(draws, log_w, method) -> WeightPosterior:
 
 
 def linear_posterior(theta_hat, widths, diffs, votes, repeats, model: AnswerModel, n: int, rng,
-                     steps: int = 1500) -> WeightPosterior:
+                     steps: int = 1500, ties=None) -> WeightPosterior:
     """emcee draws of the LPM weights (``diffs``: (questions, q) off-diagonal first minus
     second; ``votes``: of ``repeats`` for the first)."""
     import emcee
@@ -160,7 +252,7 @@ def linear_posterior(theta_hat, widths, diffs, votes, repeats, model: AnswerMode
         out = np.full(thetas.shape[0], -np.inf)
         th = thetas[inside]
         prior = np.sum(powers * np.log(np.clip(np.sin(th), 1e-300, None)), axis=1)
-        out[inside] = prior + model.log_likelihood(unit_vector(th) @ diffs.T, votes, repeats)
+        out[inside] = prior + model.log_likelihood(unit_vector(th) @ diffs.T, votes, repeats, ties)
         return out
 
     walkers = max(32, 2 * dim + 2)

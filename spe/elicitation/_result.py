@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._util.seeds import child_generators
+from .._util.seeds import child_seeds
 from ..pooling import systematic_resample
 from ._evaluation import evaluate_rules, result_size
 from ._families import DiagonalLinear, Linear, check_matrix
@@ -33,18 +33,24 @@ class ElicitedMetric:
         (its Bayes rule is the metric's best rule); ``metric.numerator`` / ``denominator``
         hold the canonical metric (0 at the worst reachable matrix, 1 at the best).
     n_queries, history : questions put to the oracle (repeats counted) and each
-        :class:`~spe.elicitation.Query` with its answer.
+        :class:`~spe.elicitation.Query` with its answer; ``skipped``: questions not asked
+        because the two outcomes differed by no more than the resolution.
+    rule : ``"elicited"``, or ``"top-1 (fallback)"`` when the elicited rule's expected metric
+        under the posterior is below the classifier's top-1 rule's (``rule_values`` holds
+        both): :meth:`decide` then returns the top-1 rule.
     probs : the class probabilities the questions were built from (SPE-recalibrated when
         labels were given); ``fit`` the spe fit that recalibrated them (else None).
     """
 
     def __init__(self, *, family, metric, classes, tolerance, asker, searches, space, raw_probs, fit, radius,
-                 model, seed, posterior_factory, structure):
+                 model, seed, posterior_factory, structure, fallback=True):
         self.family, self.metric, self.classes, self.tolerance = family, metric, list(classes), tolerance
         self.asker, self.searches, self.space, self.raw_probs = asker, searches, space, raw_probs
         self.fit, self.radius, self.answer_model, self.structure = fit, radius, model, structure
-        self._posterior_factory = posterior_factory
-        self._posterior_rng, self._evaluate_rng = child_generators(seed, 2)
+        self._posterior_factory, self.fallback = posterior_factory, fallback
+        # integer seeds, not generators: every evaluate() starts its own generator from the same
+        # seed, so it gives the same numbers each call (and summary() the same as evaluate())
+        self._posterior_seed, self._evaluate_seed = child_seeds(seed, 2)
         #: the searches' own estimate (the paper's); ``weights`` is it, or the posterior mean
         self.search_weights = None if metric.weights is None else np.array(metric.weights)
         self.estimate = "search"
@@ -104,11 +110,16 @@ class ElicitedMetric:
     def split_votes(self) -> int:
         return self.asker.split_votes
 
+    @property
+    def skipped(self) -> int:
+        """Questions not asked: the two outcomes differed by no more than the resolution."""
+        return self.asker.skipped
+
     @cached_property
     def posterior(self):
         """Weighted draws of the weights (:class:`~spe.elicitation.WeightPosterior`),
         computed on first use."""
-        post, metrics = self._posterior_factory(self._posterior_rng)
+        post, metrics = self._posterior_factory(np.random.default_rng(self._posterior_seed))
         self._draw_metrics = metrics
         return post
 
@@ -130,28 +141,63 @@ class ElicitedMetric:
         """(K, K) costs of the rule's decisions, -utility() (0 on the diagonal for linear families)."""
         return -self.utility()
 
-    def decide(self, probs=None) -> np.ndarray:
-        """The metric's best rule: each item's class maximising expected utility (``probs``:
-        (N, K) class probabilities; default: the ones the questions were built from)."""
+    def elicited_rule(self, probs=None) -> np.ndarray:
+        """Each item's class maximising the elicited metric's expected utility."""
         p = self.probs if probs is None else as_probabilities(probs)
         if p.shape[1] != self.n_classes:
             raise ValueError(f"probs has {p.shape[1]} classes; this metric has {self.n_classes}")
         return np.argmax(p @ self.utility(), axis=1)
+
+    def decide(self, probs=None) -> np.ndarray:
+        """The rule to use: the metric's best rule (each item's class maximising expected
+        utility), or, when :attr:`rule` is the fallback, the top-1 class. ``probs``: (N, K)
+        class probabilities; default: the ones the questions were built from (the top-1
+        fallback: the classifier's own)."""
+        if self.rule == "elicited":
+            return self.elicited_rule(probs)
+        p = self.raw_probs if probs is None else as_probabilities(probs)
+        if p.shape[1] != self.n_classes:
+            raise ValueError(f"probs has {p.shape[1]} classes; this metric has {self.n_classes}")
+        return np.argmax(p, axis=1)
+
+    @cached_property
+    def rule_values(self) -> dict:
+        """The metric's posterior expectation on these items (class probabilities ``probs``)
+        of the elicited rule and of the classifier's top-1 rule."""
+        w, values = self.posterior.weights, {}
+        for name, rule in (("elicited", self.elicited_rule()), ("top-1", np.argmax(self.raw_probs, axis=1))):
+            values[name] = self._draw_values(self.space.confusion(rule)[None], np.arange(len(w)))
+        out = {name: float(w @ v) for name, v in values.items()}
+        out["prob_beats"] = float(w @ (values["elicited"] > values["top-1"]))
+        return out
+
+    @property
+    def rule(self) -> str:
+        """``"elicited"``, or ``"top-1 (fallback)"`` when, under the posterior, the elicited
+        rule's expected metric is below the top-1 rule's or it beats it with probability < 1/2."""
+        if not self.fallback:
+            return "elicited"
+        v = self.rule_values
+        return "elicited" if v["elicited"] >= v["top-1"] and v["prob_beats"] >= 0.5 else "top-1 (fallback)"
 
     @property
     def threshold(self) -> float | None:
         """Binary only: the rule predicts class 1 when P(class 1) >= threshold."""
         if self.n_classes != 2:
             return None
+        if self.rule != "elicited":
+            return 0.5
         u = self.utility()
         gain1, gain0 = u[1, 1] - u[1, 0], u[0, 0] - u[0, 1]
         return float(gain0 / (gain0 + gain1)) if gain0 + gain1 > 0 else None
 
-    def evaluate(self, result=None, level=0.9):
-        """The metric's posterior for the elicited rule on these items, from an spe fit's label
-        draws (each paired with a draw of the weights), beside the classifier's top-1 rule, and
-        P(the elicited rule beats it). ``result``: :func:`spe.fit_multiclass` (or, binary,
-        :func:`spe.fit`) on these items; default: the fit made from ``labels``.
+    def evaluate(self, result=None, level=0.9, seed=None):
+        """The metric's posterior for the rule (:meth:`decide`) on these items, from an spe
+        fit's label draws (each paired with a draw of the weights), beside the classifier's
+        top-1 rule, and P(the rule beats it). ``result``: :func:`spe.fit_multiclass` (or,
+        binary, :func:`spe.fit`) on these items; default: the fit made from ``labels``.
+        ``seed``: of the pairing of draws; default: the elicitation's, so every call (and
+        :meth:`summary`) gives the same numbers.
 
         Returns
         -------
@@ -165,12 +211,17 @@ class ElicitedMetric:
         if (n, k) != self.probs.shape:
             raise ValueError(f"the fit holds {n} items and {k} classes; the metric was elicited on "
                              f"{self.probs.shape[0]} items and {self.n_classes} classes")
-        return evaluate_rules(result, self.decide(), np.argmax(self.raw_probs, axis=1), self._values_of, level,
-                              self._evaluate_rng)
+        rng = np.random.default_rng(self._evaluate_seed if seed is None else seed)
 
-    def _values_of(self, confusions) -> np.ndarray:
+        def values_of(confusions):
+            return self._draw_values(confusions, systematic_resample(self.posterior.weights, len(confusions), rng))
+
+        return evaluate_rules(result, self.decide(), np.argmax(self.raw_probs, axis=1), values_of, level, rng)
+
+    def _draw_values(self, confusions, idx) -> np.ndarray:
+        """The metric's value of each confusion matrix (broadcast) under posterior draw ``idx``."""
         post = self.posterior
-        idx = systematic_resample(post.weights, len(confusions), self._evaluate_rng)
+        confusions = np.broadcast_to(confusions, (len(idx),) + confusions.shape[1:])
         if self._draw_metrics is not None:
             return np.array([self._draw_metrics[i](c) for i, c in zip(idx, confusions)])
         return np.sum(self.metric.features(confusions) * post.draws[idx], axis=1)

@@ -115,10 +115,23 @@ def _compare(path, ask, first_t, second_t, name, worst):
     reads (``path.features``, e.g. the diagonal; every entry within ``SAME``): nothing
     follows from the answer."""
     first, second = path.confusion(first_t), path.confusion(second_t)
-    view = getattr(path, "features", None) or np.asarray
-    if not getattr(path, "ask_ties", False) and np.max(np.abs(view(first) - view(second))) <= SAME:
+    if not getattr(path, "ask_ties", False) and _too_close(path, ask, first, second):
         return None
     return bool(ask(second, first, name) if worst else ask(first, second, name))
+
+
+def _gap(path, first, second) -> float:
+    """The largest difference between two matrices in what the family reads."""
+    view = getattr(path, "features", None) or np.asarray
+    return float(np.max(np.abs(view(first) - view(second))))
+
+
+def _too_close(path, ask, first, second) -> bool:
+    """Not worth a question: the same up to rounding, or (an :class:`~spe.elicitation.Asker`
+    with a ``resolution``) no cell differs by more than it (counted as skipped)."""
+    gap = _gap(path, first, second)
+    too_close = getattr(ask, "too_close", None)
+    return too_close(gap) if too_close is not None else gap <= SAME
 
 
 def _groups(runs, answers):
@@ -143,6 +156,11 @@ def _step_off_plateau(path, ask, t, group, a, b, name, worst, result, budget):
     s0, s1 = group
     lo, hi = path.plateau(t[s0])[0], path.plateau(t[s1])[1]
     left_end, right_end = (t[s0 - 1] if s0 > 0 else a), (t[s1 + 1] if s1 < 4 else b)
+    if _gap(path, path.confusion(t[s0]), path.confusion(t[s1])) > SAME:
+        # tied within the asker's resolution, not the same matrix: the best point is somewhere
+        # between the neighbouring groups, and closer points would only tie again
+        result.on_plateau = True
+        return (left_end, right_end), True
     if hi < b:
         if result.n_queries >= budget:
             return (left_end, right_end), True

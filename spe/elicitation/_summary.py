@@ -13,7 +13,12 @@ FAMILY_NAMES = {
 
 
 def rule_text(m) -> str:
-    """The elicited decision rule in words."""
+    """The decision rule in words (the top-1 fallback says why)."""
+    if m.rule != "elicited":
+        v = m.rule_values
+        return (f"predict the classifier's top-1 class (fallback: under the posterior the elicited rule's expected "
+                f"metric is {v['elicited']:.4g} against the top-1 rule's {v['top-1']:.4g}, and it beats it with "
+                f"probability {v['prob_beats']:.2f})")
     if m.n_classes == 2 and m.threshold is not None:
         return f"predict {m.classes[1]} when P({m.classes[1]}) >= {m.threshold:.4g}"
     if m.family.startswith("diagonal"):
@@ -30,7 +35,10 @@ def summary_text(m, level=0.9) -> str:
         f"  classes: {m.n_classes}, items: {m.probs.shape[0]} "
         f"({'SPE-recalibrated probabilities' if m.fit is not None else 'the classifier probabilities as given'})",
         f"  questions: {m.n_queries} (at most {m.max_queries} at tolerance {m.tolerance:g}"
-        + (f", {m.asker.repeats} votes each" if m.asker.repeats > 1 else "") + ")",
+        + (f", {m.asker.repeats} votes each" if m.asker.repeats > 1 else "") + ")"
+        + (f"; {m.skipped} skipped (outcomes within the resolution {m.asker.resolution:g})" if m.skipped else "")
+        + (f"; {m.asker.n_same} answered 'about the same'" if m.asker.n_same else ""),
+        f"  answer model: {m.answer_model.describe()}",
     ]
     if m.radius is not None:
         lines.append(f"  query sphere radius: {m.radius:.4g}")
@@ -66,13 +74,19 @@ def as_dict(m, level=0.9, history: bool = True) -> dict:
         "posterior": {"method": m.posterior.method, "ess": float(m.posterior.ess)},
         "utility": [_floats(row) for row in m.utility()],
         "rule": rule_text(m),
+        "rule_kind": m.rule,
+        "rule_values": dict(m.rule_values),
         "threshold": m.threshold,
         "tolerance": m.tolerance,
         "n_queries": m.n_queries,
         "max_queries": m.max_queries,
         "inconsistent_rounds": m.inconsistent_rounds,
         "split_votes": m.split_votes,
-        "answer_model": {"kind": m.answer_model.kind, "scale": m.answer_model.scale, "lapse": m.answer_model.lapse},
+        "skipped": m.skipped,
+        "resolution": m.asker.resolution,
+        "about_the_same": m.asker.n_same,
+        "answer_model": {"kind": m.answer_model.kind, "scale": m.answer_model.scale, "lapse": m.answer_model.lapse,
+                         "ties": m.asker.answers_ties},
         "recalibrated": m.fit is not None,
     }
     if m.family.endswith("fractional"):

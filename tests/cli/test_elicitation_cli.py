@@ -96,7 +96,7 @@ def test_a_session_refuses_bad_answers_survives_a_kill_and_resumes(predictions, 
     assert "counts per 1,000 items" in shown and "outcome 1" in shown and "outcome 2" in shown
     assert all(name in shown for name in NAMES)
     term.type("maybe")
-    assert "'maybe' is not an answer: type 1 or 2" in term.expect("which is better?")
+    assert "'maybe' is not an answer: type 1, 2 or s" in term.expect("which is better?")
     term.type("")
     assert "no answer" in term.expect("which is better?")
     for _ in range(3):
@@ -104,7 +104,8 @@ def test_a_session_refuses_bad_answers_survives_a_kill_and_resumes(predictions, 
         term.expect("which is better?")
     term.kill()  # after 3 answers, mid-question: nothing may be lost or half-written
     saved = json.loads(state.read_text())
-    assert len(saved["answers"]) == 3 and all(a["first_preferred"] for a in saved["answers"])
+    assert len(saved["answers"]) == 3 and all(a["answer"] == "1" for a in saved["answers"])
+    assert all(set(a["shown"]) == {"decimals", "first", "second", "difference"} for a in saved["answers"])
 
     term = Terminal(args, tmp_path)
     assert "resuming" in term.expect("3 answers so far")
@@ -127,7 +128,7 @@ def test_q_stops_and_keeps_the_answers(predictions, tmp_path, capsys):
     replies = iter(["2", "1", "q"])
     assert run(args, ask=lambda prompt: next(replies)) == 0
     assert "stopped: 2 answers saved" in capsys.readouterr().out
-    assert [a["first_preferred"] for a in json.loads(state.read_text())["answers"]] == [False, True]
+    assert [a["answer"] for a in json.loads(state.read_text())["answers"]] == ["2", "1"]
 
 
 def test_a_state_file_of_other_data_or_options_is_refused(predictions, tmp_path, capsys):
@@ -165,3 +166,82 @@ def test_labels_recalibrate_the_questions_and_binary_prints_a_threshold(tmp_path
     assert "SPE-recalibrated" in out and "predict yes when P(yes) >=" in out
     result = json.loads((tmp_path / "out" / "elicitation.json").read_text())
     assert 0 <= result["metric"]["threshold"] <= 1 and result["metric"]["recalibrated"]
+
+
+class Person:
+    """Someone at the terminal with a planted weighted accuracy: reads the question's
+    "1 minus 2" table off the screen, weighs its diagonal, answers ``s`` when the difference
+    is at most ``indifference`` counts per 1,000, else the better outcome."""
+
+    def __init__(self, weights, indifference):
+        self.weights, self.indifference = np.asarray(weights, float), indifference
+        self.answers = []
+
+    def read(self, screen: str) -> np.ndarray:
+        """The displayed difference (outcome 1 minus outcome 2) of the question on ``screen``."""
+        rows = {}
+        for line in screen.replace("\r", "").splitlines():
+            words = line.split()
+            if len(words) == 1 + 3 * len(NAMES) and words[0] in NAMES:
+                rows[words[0]] = [float(w) for w in words[1:]]
+        assert list(rows) == list(NAMES), f"no question on the screen:\n{screen}"
+        return np.array([rows[n][2 * len(NAMES):] for n in NAMES])
+
+    def answer(self, screen: str) -> str:
+        value = float(np.diagonal(self.read(screen)) @ self.weights)
+        said = "s" if abs(value) <= self.indifference else ("1" if value > 0 else "2")
+        self.answers.append(said)
+        return said
+
+
+def _session(person, data, tmp_path, seed, tolerance="0.1"):
+    """One ``spe elicit`` session on a pseudo-terminal answered by ``person``; the JSON it writes."""
+    out = tmp_path / f"out{seed}"
+    term = Terminal([str(data), "--prob-cols", ",".join(NAMES), "--tolerance", tolerance, "--seed", str(seed),
+                     "--state", str(tmp_path / f"s{seed}.json"), "--out", str(out)], tmp_path)
+    while True:
+        screen = term.expect(["which is better?", "elicitation.json"], timeout=120)
+        if screen.endswith("elicitation.json"):
+            break
+        term.type(person.answer(screen))
+    assert term.wait() == 0
+    return json.loads((out / "elicitation.json").read_text())
+
+
+def test_a_person_answering_from_the_screen_is_recorded_and_can_say_about_the_same(predictions, tmp_path):
+    person = Person([0.2, 0.3, 0.5], indifference=1.0)
+    result = _session(person, predictions, tmp_path, 0)
+    metric = result["metric"]
+    assert "s" in person.answers and metric["about_the_same"] == person.answers.count("s")
+    assert metric["n_queries"] == len(person.answers) <= metric["max_queries"]
+    saved = json.loads((tmp_path / "s0.json").read_text())["answers"]
+    assert [a["answer"] for a in saved] == person.answers
+    for a in saved:  # what was displayed is what the person read, at a precision that shows the difference
+        shown = np.array(a["shown"]["difference"])
+        assert np.max(np.abs(shown)) >= 10 ** (2 - a["shown"]["decimals"]) - 1e-9
+        assert np.max(np.abs(np.array(a["first"]) - np.array(a["second"])) * 1000) > 1.0  # the resolution
+
+
+@pytest.mark.statistical
+def test_a_person_answering_from_the_screen_gets_intervals_that_cover_the_planted_weights(tmp_path):
+    """Over 40 people (weights drawn from the prior, indifference 0.2-3 per 1,000, random
+    items), each answering a pty session from what it shows, the 90% intervals of the
+    weights cover the planted ones at about their level, within the paper's question count."""
+    covered, asked, skipped = [], [], []
+    for seed in range(40):
+        rng = np.random.default_rng([46, seed])
+        probs = paper_probabilities(rng.uniform(0.5, 6.0, 3), n=300)
+        data = tmp_path / f"p{seed}.csv"
+        data.write_text(",".join(NAMES) + "\n" + "\n".join(",".join(f"{v:.6f}" for v in r) for r in probs) + "\n")
+        weights = rng.dirichlet(np.ones(3))
+        person = Person(weights, indifference=float(np.exp(rng.uniform(np.log(0.2), np.log(3.0)))))
+        metric = _session(person, data, tmp_path, seed)["metric"]
+        lower = np.array([metric["interval"]["lower"][n] for n in NAMES])
+        upper = np.array([metric["interval"]["upper"][n] for n in NAMES])
+        covered.extend((lower <= weights) & (weights <= upper))
+        assert metric["n_queries"] <= metric["max_queries"]
+        asked.append(metric["n_queries"])
+        skipped.append(metric["skipped"])
+    print(f"coverage {np.mean(covered):.3f}, questions {np.mean(asked):.1f} (max {max(asked)}), "
+          f"skipped {np.mean(skipped):.1f} (max {max(skipped)})")
+    assert np.mean(covered) >= 0.85
