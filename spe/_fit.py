@@ -108,9 +108,9 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         The score models: the SPE score mixture, Bayesian calibration maps (Platt
         scaling, beta calibration and piecewise Platt, with a slope per quartile segment
         of the logit; for probabilities also ``"calibrated"``, Platt with a tight prior at
-        "the probabilities are right"; ``_maps``), and a share of
+        "the probabilities are right"; :mod:`spe.calibration`), and a share of
         positives per distinct score value (``"cells"``, at most 20 values;
-        ``_cells``). ``"auto"`` fits the mixture and piecewise Platt and weights
+        :mod:`spe.calibration`). ``"auto"`` fits the mixture and piecewise Platt and weights
         them by their leave-one-out predictive densities on the labeled items: the mixture
         earns weight where the scores' shape identifies the classes, the map where it does
         not (see ``docs/method.md``). With no labels nothing can say which mixture
@@ -152,7 +152,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     coarsen : bool
         Price the mixture's misfit to the score distribution by raising its unlabeled
         likelihood to zeta = 1 / (1 + N d), d the measured excess discrepancy
-        (``_misfit``). ``False`` gives the plain posterior.
+        (:mod:`spe.mixture`). ``False`` gives the plain posterior.
     stacking : "BB-pseudo-BMA" or "stacking"
         How the labeled items weight the score models (ArviZ ``compare``). The default,
         pseudo-BMA with the Bayesian bootstrap, carries the uncertainty of the LOO

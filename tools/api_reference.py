@@ -74,13 +74,21 @@ def _autosummary(names) -> list[str]:
 
 
 def page() -> str:
+    import spe
+
     lines = [INTRO, "```{eval-rst}", ".. currentmodule:: spe", ""]
+    shown = set()
     for title, names in TOP:
         lines += [title, "-" * len(title), "", *_autosummary(names)]
+        shown |= {id(getattr(spe, n)) for n in names}
     for module, title, note in ROOMS:
+        room = importlib.import_module(module)
+        # an object the top level already documents is not documented twice (one page per object)
+        names = [n for n in public_names(module) if id(getattr(room, n)) not in shown]
+        shown |= {id(getattr(room, n)) for n in names}
         lines += [title, "-" * len(title), "", f".. currentmodule:: {module}", ""]
         lines += [note, ""] if note else []
-        lines += _autosummary(public_names(module))
+        lines += _autosummary(names)
     lines += ["Building blocks", "---------------", "",
               "The rooms the entry points are built from, in the order data flows through them. Their",
               "public names are in each room's ``__all__``; most users never need them.", ""]

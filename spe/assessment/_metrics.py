@@ -141,7 +141,7 @@ class DirichletColumns:
 
 def expected_calibration_error(bins: BetaGroups, bin_weights, bin_confidence, seed=None, n=10_000, *,
                                counts=None):
-    """Posterior draws of the expected calibration error, ECE = sum_b p_b |theta_b - s_b|.
+    """Posterior draws of the expected calibration error, ``ECE = sum_b p_b |theta_b - s_b|``.
 
     Ji et al.'s Bayesian ECE: each confidence bin's accuracy theta_b has a Beta posterior
     (``bins``); p_b is the bin's share of the items and s_b their mean confidence.

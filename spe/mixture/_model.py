@@ -149,7 +149,7 @@ class MixtureModel:
         return out
 
     def log_jacobian(self, u):
-        """log |d theta / d u| summed over parameters, per row."""
+        """``log |d theta / d u|`` summed over parameters, per row."""
         u = np.atleast_2d(u)
         total = np.zeros(u.shape[0])
         for j, t in enumerate(self.transforms):

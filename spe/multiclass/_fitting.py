@@ -3,15 +3,15 @@
 Label models, each a small module, each a posterior over P(y_i = k | f_i) from the
 classifier's log-probabilities f_ik and the labels:
 
-* ``temperature`` / ``vector`` (``_class_maps``): Bayesian temperature scaling
+* ``temperature`` / ``vector`` (:mod:`spe.multiclass`): Bayesian temperature scaling
   (Guo et al. 2017), optionally with a bias per class, and an outlier share for label
   noise; prior centred on "the classifier is calibrated";
-* ``top-label`` (``_top_label``): a piecewise Platt map of the top-1 probability
+* ``top-label`` (:mod:`spe.multiclass`): a piecewise Platt map of the top-1 probability
   (is the predicted class right?) times temperature scaling among the other classes.
 
 The default, ``stack``, weights temperature scaling, the top-label model and (K <= 50)
 vector scaling by their leave-one-out predictive densities on the labeled items
-(pseudo-BMA with the Bayesian bootstrap, ``_stacking``, as :func:`spe.fit` weights
+(pseudo-BMA with the Bayesian bootstrap, :mod:`spe.pooling`, as :func:`spe.fit` weights
 its score models; equal weights with no labels), and each contributes that share of the
 draws. Vector scaling is there for label shift: when the classes' shares differ from
 those the classifier learned, a calibrated classifier's probabilities need a bias per

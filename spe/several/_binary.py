@@ -3,12 +3,12 @@
 The models' scores are all evidence about the same unknown labels. The label posterior
 stacks several candidate label models, each fitted to the labels once, with weights from
 the leave-one-out predictive densities of the labeled items (pseudo-BMA with the
-Bayesian bootstrap, ``_stacking``, exactly as :func:`spe.fit` pools its score
+Bayesian bootstrap, :mod:`spe.pooling`, exactly as :func:`spe.fit` pools its score
 models; equal weights with no labels):
 
-* each model's own Bayesian calibration map (``_maps``, the package's
+* each model's own Bayesian calibration map (:mod:`spe.calibration`, the package's
   default piecewise Platt map, prior centred on "calibrated" for probabilities);
-* the log-linear pool of all models' recalibrated log-odds (``_log_linear_pool``),
+* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several`),
   which uses their agreement: models with independent errors together say more about an
   item than any one alone;
 * each probability model's "calibrated" map (its probabilities taken as nearly right;
@@ -74,7 +74,7 @@ LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it ne
 class ItemScoreModel:
     """One model's calibration posterior, evaluated at item indices.
 
-    The score-model seam of ``_label_posterior`` takes scores; models scored on the
+    The score-model seam of :mod:`spe.pooling` takes scores; models scored on the
     same items pool through the items themselves, each looking up its own scores.
     """
 
@@ -156,7 +156,7 @@ def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
 class ManyResult(SharedDrawsComparison):
     """Result of :func:`fit_many`: shared label draws and every model's metrics from them
     (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
-    ``_comparison``); ``res[name]`` is that model's
+    :mod:`spe.several`); ``res[name]`` is that model's
     :class:`~spe.several.ModelResult`, with every accessor of :func:`spe.fit`'s
     result on the shared draws."""
 
@@ -196,7 +196,7 @@ class ManyResult(SharedDrawsComparison):
     def metric_draws(self, name, kind="sample") -> dict:
         """{metric: (draws,) values} for one model, from the shared label draws:
         ``kind="sample"`` on these items, ``"population"`` on the population they come from
-        (``_population``)."""
+        (:mod:`spe.several`)."""
         if name not in self.scores:
             raise ValueError(f"no model {name!r}; models: {', '.join(self.scores)}")
         key = (name, check_kind(kind))
@@ -302,10 +302,10 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         ``"stack"`` (default): every model's own label model and the log-linear pool of
         all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
         compare; neither is honest alone (module docstring; for class probabilities,
-        ``_multiclass``).
+        :mod:`spe.several`).
     calibrated : bool or None
         Also stack each probability model's "calibrated" map (Platt with a tight prior at
-        "its probabilities are right", ``_maps``; models with more than
+        "its probabilities are right", :mod:`spe.calibration`; models with more than
         20 distinct scores), weighted by the labels like the others. ``None`` (default):
         on for one score per item, off for class probabilities (where True is an error).
         On the real sets of several models measured it helps; where every model is

@@ -6,7 +6,7 @@ import pytest
 from benchmarks import thresholds as bench
 from benchmarks import thresholds_report as rep
 from benchmarks.thresholds_diagnosis import exact_posterior_trial
-from spe.metrics import thresholds as R
+from spe.metrics import _thresholds as R
 
 
 def test_targets_oracle_and_kept_on_a_known_ranking():

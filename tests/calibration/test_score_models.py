@@ -271,7 +271,10 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
 def test_zero_labels_use_prior_weights():
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
     res = spe.fit(z, None, seed=0, n_draws=200, probabilities=False)  # unit scores, not probabilities
-    assert res.model_weights == {"mixture": 0.5, "spline": 0.5}
+    mixture = spe.learned.default_prior().prior_weight_of_mixture("margin")
+    assert res.model_weights == pytest.approx({"mixture": mixture, "spline": 1 - mixture})
+    assert spe.fit(z, None, seed=0, n_draws=200, probabilities=False, prior="wide").model_weights == {
+        "mixture": 0.5, "spline": 0.5}
     assert "prior weights" in res.label_posterior.weighting
     lone = combine({"spline": res.fits["spline"]}, np.array([]), np.array([]), n_draws=200,
                    rng=np.random.default_rng(0))

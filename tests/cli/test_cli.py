@@ -164,7 +164,8 @@ def test_fit_without_labels_writes_summary_and_every_figure(tmp_path, capsys):
     assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--out", str(out),
                  "--n-draws", "200"]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_labeled"] == 0 and summary["model_weights"] == {"mixture": 0.5, "spline": 0.5}
+    assert summary["n_labeled"] == 0 and summary["model_weights"] == pytest.approx(
+        {"mixture": (w := spe.learned.default_prior().prior_weight_of_mixture("margin")), "spline": 1 - w})
     for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
         assert (out / name).stat().st_size > 1000
 
