@@ -17,7 +17,9 @@ import zlib
 
 import numpy as np
 
-from spe.metrics import labeled_sweep, sample_auroc, sample_average_precision
+from ..harness.metrics import covers, ece
+from ..harness.metrics import exact_ap as _exact_ap
+from ..harness.metrics import exact_auc as exact_auroc
 
 LEVEL = 0.9
 MIN_PRECISION = 0.9
@@ -33,25 +35,14 @@ def draw_labels(n: int, budget: int, task_id: str, family: str, trial: int) -> n
 
 
 def exact_ap(scores: np.ndarray, labels: np.ndarray) -> float:
-    """The sample average precision of labeled scores (0 when no positive)."""
-    if not np.any(labels == 1):
-        return 0.0
-    return float(sample_average_precision(labeled_sweep(scores, labels))[0])
-
-
-def exact_auroc(scores: np.ndarray, labels: np.ndarray) -> float:
-    """The sample AUROC of labeled scores."""
-    return float(sample_auroc(labeled_sweep(scores, labels))[0])
+    """The sample average precision of labeled scores (0 when no positive: a label draw
+    with none is still a baseline row)."""
+    return _exact_ap(scores, labels) if np.any(labels == 1) else 0.0
 
 
 def truths(scores: np.ndarray, labels: np.ndarray) -> dict:
     """{'ap', 'auroc', 'prevalence'} of all items."""
     return {"ap": exact_ap(scores, labels), "auroc": exact_auroc(scores, labels), "prevalence": float(labels.mean())}
-
-
-def covers(lower: float, upper: float, value: float) -> bool:
-    """True when ``value`` lies in ``[lower, upper]`` (1e-12 slack)."""
-    return bool(lower - 1e-12 <= value <= upper + 1e-12)
 
 
 def interval_measures(estimates: dict, truth: dict) -> dict:
@@ -123,14 +114,6 @@ def threshold_measures(decisions: dict, scores: np.ndarray, labels: np.ndarray,
 
 
 # ---- calibration -------------------------------------------------------------------------
-def ece(probs: np.ndarray, labels: np.ndarray, n_bins: int = 10) -> float:
-    """Expected calibration error, ``n_bins`` equal-width bins on [0, 1]."""
-    p, y = np.asarray(probs, float), np.asarray(labels, float)
-    b = np.clip((p * n_bins).astype(int), 0, n_bins - 1)
-    gap = np.abs(np.bincount(b, weights=p, minlength=n_bins) - np.bincount(b, weights=y, minlength=n_bins))
-    return float(gap.sum() / max(p.size, 1))
-
-
 def _platt_input(scores: np.ndarray, kind: str) -> np.ndarray:
     if kind == "probability":
         s = np.clip(scores, 1e-6, 1 - 1e-6)
