@@ -116,7 +116,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         not (see ``docs/method.md``). With no labels nothing can say which mixture
         component is which class: for probability scores ``"auto"`` then fits piecewise
         Platt alone, whose prior is the classifier's own probabilities with the spread of
-        miscalibration seen in practice (other scores keep both, with equal weights).
+        miscalibration seen in practice (other scores keep both, weighted by the prior's
+        mixture weight for their kind).
         ``["mixture", "spline", "calibrated"]`` adds the hypothesis that the scores are
         calibrated probabilities: better when they are, worse when they are not and the
         labels are too few to say so. Scores with two distinct

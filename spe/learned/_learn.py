@@ -20,9 +20,9 @@ import numpy as np
 from scipy import optimize
 
 from ..calibration import MapPrior, likelihood_summary
-from ..scores import as_labels, as_scores, looks_like_probabilities, prepare
+from ..scores import as_labels, as_score_array, build_score_data, looks_like_probabilities
 from ._kinds import KINDS, score_kind
-from ._prior import WIDE, ClassifierPrior
+from ._prior import ClassifierPrior
 
 #: Spread of the hyperprior around the base prior's hyperparameters (means, log sds,
 #: atanh of the correlation): weak, so tens of sets overrule it.
@@ -54,16 +54,15 @@ def set_summary(scores, labels, probabilities=None):
     piecewise-Platt map's likelihood of its labels; None when the set cannot inform the
     map: fewer than 2 labels of either class, or fewer than 3 distinct scores (hard
     predictions, which ``spe.fit`` models without a map)."""
-    raw = np.asarray(scores)
-    if raw.dtype.kind in "fiub" and np.unique(raw[np.isfinite(raw)] if raw.dtype.kind == "f" else raw).size < 3:
+    s = as_score_array(scores)
+    if np.unique(s).size < 3:
         return None
-    s = as_scores(scores)
     y = as_labels(labels, s.size)
     known = y[~np.isnan(y)]
     if (known == 1).sum() < 2 or (known == 0).sum() < 2:
         return None
     probabilities = looks_like_probabilities(s) if probabilities is None else bool(probabilities)
-    data = prepare(s, y)
+    data = build_score_data(s, y)  # s and y validated above
     ref = data.score_distribution()
     kind = score_kind(ref[0], probabilities, ref[1])
     _, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
