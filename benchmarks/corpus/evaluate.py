@@ -72,8 +72,7 @@ def fit_row(task_id: str, family: str, scores: np.ndarray, labels: np.ndarray, k
     row = {"task_id": task_id, "family": family, "kind": kind, "budget": budget, "trial": trial,
            "n": int(scores.size), "n_pos_labeled": int(labels[idx].sum()), "ap_labels_err":
            abs(M.exact_ap(scores[idx], labels[idx]) - truth["ap"]), **{f"true_{k}": v for k, v in truth.items()}}
-    observed = np.full(scores.size, np.nan)
-    observed[idx] = labels[idx]
+    observed = M.hide_all_but(labels, idx)
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():

@@ -34,6 +34,13 @@ def draw_labels(n: int, budget: int, task_id: str, family: str, trial: int) -> n
     return np.sort(rng.choice(n, min(budget, n), replace=False))
 
 
+def hide_all_but(labels: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The labels a user would hold: those at ``idx``, NaN elsewhere."""
+    observed = np.full(labels.size, np.nan)
+    observed[idx] = labels[idx]
+    return observed
+
+
 def exact_ap(scores: np.ndarray, labels: np.ndarray) -> float:
     """The sample average precision of labeled scores (0 when no positive: a label draw
     with none is still a baseline row)."""

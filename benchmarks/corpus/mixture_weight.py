@@ -67,9 +67,8 @@ def collect(cache: Path, folds: Path, max_tasks: int, trials: int, part: int, pa
             for family, scores in task["scores"].items():
                 for budget in BUDGETS:
                     for trial in range(trials):
-                        idx = M.draw_labels(scores.size, budget, entry["task_id"], family, trial)
-                        observed = np.full(scores.size, np.nan)
-                        observed[idx] = y[idx]
+                        observed = M.hide_all_but(y, M.draw_labels(scores.size, budget, entry["task_id"],
+                                                                   family, trial))
                         try:
                             with warnings.catch_warnings():
                                 warnings.simplefilter("ignore")
