@@ -1,14 +1,15 @@
 """The seam between score models and every output: weighted draws of P(y = 1 | score).
 
-A score model (:mod:`spe.mixture`, ``_maps``) is anything with ``name``,
+A score model (:mod:`spe.mixture`, :mod:`spe.calibration`) is anything with ``name``,
 ``weights`` (normalised, one per draw), ``prob_positive(scores) -> (draws, n)``,
 ``draws()``, ``describe()`` and ``chain_index()`` (MCMC chains for export, or None). Curves, metrics, thresholds, item probabilities and
 assessment priors need nothing else.
 
 Several score models are combined into one :class:`LabelPosterior`: weights per model
 from their leave-one-out predictive densities on the labeled items (pseudo-BMA with the
-Bayesian bootstrap, or stacking: ``_stacking``), or stated prior weights when
-there are no labels; then each model
+Bayesian bootstrap, or stacking: ``_stacking``), multiplied by stated prior weights
+(pseudo-BMA only: its weights are exp(elpd), and prior odds multiply them as in BMA), or
+the prior weights alone when there are no labels; then each model
 contributes a share of the draws equal to its weight, resampled from its own weighted
 draws (systematic resampling, seeded), so the result has exactly ``n_draws`` draws.
 """
