@@ -54,7 +54,7 @@ class Assessor:
 
     Parameters
     ----------
-    groups : (N,) integer group code per item (see ``_groups``).
+    groups : (N,) integer group code per item (see :func:`encode_groups`).
     predicted : (N,) the model's prediction per item; an answer counts as "correct" when it
         equals the prediction. ``None``: answers are already 1 = correct / 0 = wrong.
     prior : BetaGroups, optional; default uninformative Beta(1, 1) per group. A given prior also
@@ -221,7 +221,7 @@ class Assessor:
     # ---- calibration -----------------------------------------------------------------------
     def calibration_cells(self, confidence=None, n_bins=None, pooled=False):
         """Accuracy per (group, confidence bin) cell, or per bin over all items (``pooled``);
-        see ``_calibration``."""
+        see :meth:`calibration_error`."""
         if confidence is None:
             if "confidence" not in self.strategy_options:
                 raise ValueError("calibration needs confidence= (the model's probability that its prediction is "

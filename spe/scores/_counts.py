@@ -244,7 +244,7 @@ def _combine_equal_keys(keys, count, total, low, high):
 
 
 def count_scores(scores, labels=None, *, chunk_size: int = 1 << 22, max_keys: int = DEFAULT_MAX_KEYS) -> ScoreCounts:
-    """Reduce in-memory scores (and labels) chunk by chunk; see ``_counts``.
+    """Reduce in-memory scores (and labels) chunk by chunk into a :class:`ScoreCounts`.
     Lazy Dask collections: :func:`spe.count_dask`."""
     for values, name in ((scores, "scores"), (labels, "labels")):
         refuse_lazy(values, name, "count it where it lives with spe.count_dask(scores, labels)")

@@ -65,7 +65,7 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     score_col, label_col : column names; without ``label_col`` there are no labels.
     positive_label : the label value that means positive (others: negative, null: unlabeled).
     batch_rows : rows read at a time (memory is about batch_rows x 16 bytes plus the counts).
-    max_keys : distinct scores kept exactly before the counts are binned (see ``_counts``).
+    max_keys : distinct scores kept exactly before the counts are binned (see :class:`ScoreCounts`).
     """
     try:
         import pyarrow.dataset as ds

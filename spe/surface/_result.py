@@ -141,7 +141,7 @@ class AccuracySurface:
         """Indices of ``k`` unlabeled items whose labels shrink the surface's uncertainty most.
 
         Each pick goes to the arm (of at least ``min_items`` items) where one more label
-        removes the most posterior variance of its accuracy (see ``_suggest``);
+        removes the most posterior variance of its accuracy;
         the item is drawn at random within the arm. Label them and refit.
         """
         if self._rows is None:
