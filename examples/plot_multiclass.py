@@ -36,3 +36,16 @@ print("true accuracy per predicted class: " + ", ".join(f"{c}: {v:.2f}" for c, v
 # Accuracy per predicted class (precision), truth as x
 # ----------------------------------------------------
 ax = res.plot_per_class(truth=per_class_truth)
+
+# %%
+# The same numbers as tables
+# --------------------------
+# ``to_frame()`` gives every metric as a tidy pandas DataFrame (one row per metric, and
+# per class for the per-class ones); ``per_class(as_frame=True)`` and
+# ``confusion_matrix(as_frame=True)`` give their own. Pivot the confusion matrix's rows
+# to see it as a table of posterior median counts. (pandas is optional for spe; these
+# tables need it, and ``to_records()`` gives the same rows as dicts without it.)
+frame = res.to_frame()
+print(frame[frame["metric"] == "precision"].round(3).to_string(index=False))
+cm = res.confusion_matrix(as_frame=True)
+print(cm.pivot(index="true", columns="predicted", values="estimate").astype(int))

@@ -17,8 +17,8 @@ from .metrics import check_n_draws
 from .mixture import DEFAULT_PROPOSAL, PROPOSALS, candidate_pairs, fit_mixture
 from .pooling import combine, warn_if_contradicted
 from .report import SPEResult
-from .scores import (DEFAULT_MAX_GROUPS, ScoreCounts, as_labels, as_scores, check_orientation, count_lazy,
-                     is_lazy, looks_like_probabilities, prepare_counts, build_score_data)
+from .scores import (DEFAULT_MAX_GROUPS, ScoreCounts, align_on_index, as_labels, as_scores, check_orientation,
+                     count_lazy, is_lazy, looks_like_probabilities, prepare_counts, build_score_data)
 
 SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells")
 CALIBRATION_MAPS = ("platt", "beta", "spline", "calibrated")
@@ -98,12 +98,15 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         loaded whole), or a :class:`~spe.scores.ScoreCounts` from
         :func:`spe.read_parquet`, :func:`spe.count_dask` or :func:`spe.count_scores`, which
         holds the labels too; per-item outputs (``prob_positive``, ``suggest_labels``) then
-        need the items and refuse.
+        need the items and refuse. A pandas Series' index names the items: per-item
+        outputs carry it (``prob_positive()`` a Series, ``suggest_labels()`` index labels).
     labels : array-like of shape (N,), optional
         1/0, True/False, "yes"/"no" (any case), or NaN/None/blank/"NA" for unlabeled
         (nulls of a pandas, polars or pyarrow column too); ``None``: no labels at all. See
         ``positive_label`` for other codings. With lazy scores: a Dask collection chunked
-        like them, or an in-memory array (with a Dask array of scores).
+        like them, or an in-memory array (with a Dask array of scores). A pandas Series
+        with pandas ``scores`` is matched to them on the index (any order; differing index
+        labels are refused); arrays, lists and polars columns by position.
     model : "auto", "mixture", "platt", "beta", "spline", "calibrated", "cells" or a list of them
         The score models: the SPE score mixture, Bayesian calibration maps (Platt
         scaling, beta calibration and piecewise Platt, with a slope per quartile segment
@@ -186,6 +189,34 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     Returns
     -------
     SPEResult
+
+    Raises
+    ------
+    InputError
+        pandas ``labels`` whose index labels differ from those of ``scores``.
+    ValueError
+        Scores that are not finite real numbers with 2 or more distinct values, labels
+        that are not labels, a bad option, or labels saying the scores run the wrong way.
+    FitError
+        No score model could be fitted.
+
+    See Also
+    --------
+    spe.fit_multiclass : class probabilities of a multiclass classifier.
+    spe.fit_many : several classifiers on the same items, compared.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> from spe.datasets import load_demo
+    >>> scores, truth = load_demo()
+    >>> labels = np.full(scores.size, np.nan)
+    >>> picked = np.random.default_rng(0).choice(scores.size, 30, replace=False)
+    >>> labels[picked] = truth[picked]
+    >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+    >>> res.to_frame()["metric"].tolist()
+    ['prevalence', 'average precision', 'AUROC', 'max F1']
     """
     check_n_draws(n_draws)
     if proposal not in PROPOSALS:
@@ -202,6 +233,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     if mixture_scale not in MIXTURE_SCALES:
         raise ValueError(f"mixture_scale must be one of {MIXTURE_SCALES}, got {mixture_scale!r}")
     classifier_prior, mixture_prior = _priors(prior)
+    items, scores, labels = align_on_index(scores, labels)
     s, in_unit_range, build = _scores_and_builder(scores, labels, higher_is_positive, positive_label)
     if probabilities is None:
         probabilities = in_unit_range
@@ -237,7 +269,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
                          prior_weights=_model_prior_weights(fits, classifier_prior.prior_weight_of_mixture(kind)))
         bar.update()
     result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed,
-                       prior_note=classifier_prior.describe(kind) if "spline" in models else "")
+                       prior_note=classifier_prior.describe(kind) if "spline" in models else "", items=items)
     warn_if_contradicted(result.label_checks, result.model_weights)
     return result
 

@@ -5,15 +5,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import json
 import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from .._fit import fit
 from ..exceptions import CLIError
 from ..metrics import check_level
-from ..scores import load_scores
+from ..scores import parse_labels, parse_scores, read_table
+
+#: Help of ``--id-col``: how every output names an item.
+ID_HELP = ("column naming the items in outputs (items.csv, --suggest); default: the column 'id' when the file has "
+           "one, else the item's 0-based row index as pandas.read_csv numbers rows (0 = the first data row under "
+           "the header; blank lines not counted). Error messages point into the file instead: 'row N' is the "
+           "spreadsheet row, header = row 1")
 
 OPTION_NAMES = ("min_precision", "min_recall", "max_fpr", "confidence", "level", "positive_label")
 
@@ -27,13 +36,56 @@ def as_flags(exc, names=OPTION_NAMES) -> CLIError:
     return CLIError(text)
 
 
-def load_data(path, score_col, label_col=None, positive_label=None):
-    """The table's scores and labels; errors worded with the command's flag names."""
+def load_items(path, score_col, label_col=None, positive_label=None, id_col=None):
+    """(scores, labels or None, item ids, the ids' name) from the table: ids from ``id_col``,
+    else a column named 'id', else 0-based row indices (name "row")."""
     try:
         with notes():
-            return load_scores(path, score_col, label_col, positive_label)
+            table = read_table(path)
+            scores = parse_scores(table.column(score_col), score_col, table.rows)
+            labels = (None if label_col is None
+                      else parse_labels(table.column(label_col), label_col, positive_label, table.rows))
+            table.warn_if_blank()
     except ValueError as exc:  # data errors may quote column names: translate only this option
         raise as_flags(exc, ("positive_label",)) from None
+    ids, name = item_ids(table, id_col)
+    return scores, labels, ids, name
+
+
+def item_ids(table, id_col=None):
+    """(each item's id, the ids' column name): ``id_col``, a column 'id', or 0-based rows."""
+    if id_col is None:
+        if "id" not in table.columns:
+            return np.arange(len(table.rows)), "row"
+        id_col = "id"
+    try:
+        ids = np.array(table.column(id_col), dtype=object)
+    except ValueError as exc:
+        raise CLIError(f"--id-col: {exc}") from None
+    _, first, counts = np.unique(ids.astype(str), return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = ids[np.sort(first[counts > 1])][:3]
+        raise CLIError(f"id column {id_col!r} names {int((counts > 1).sum())} item(s) more than once (e.g. "
+                       f"{', '.join(map(repr, dup))}); give --id-col a column of unique ids")
+    return ids, id_col
+
+
+def _cell(value) -> str:
+    """A CSV cell: floats to 6 significant digits, NaN blank."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float):
+        return "" if np.isnan(value) else f"{value:.6g}"
+    return str(value)
+
+
+def write_csv(path: Path, columns: dict) -> Path:
+    """A CSV file of equal-length columns (see ``_cell``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(list(columns))
+        w.writerows([_cell(v) for v in row] for row in zip(*columns.values()))
+    return path
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ from ..multiclass import fit_multiclass
 from ..report import save_figure, write_outputs
 from ..scores import MISSING_TOKENS, parse_labels, parse_scores, read_parquet, read_table
 from ..several import fit_many
-from ._common import (DefaultsShown, add_fit_options, as_flags, columns, estimate_dict, fit_result, load_data,
-                      notes, write_json)
+from ._common import (ID_HELP, DefaultsShown, add_fit_options, as_flags, columns, estimate_dict, fit_result,
+                      load_items, notes, write_csv, write_json)
 
 
 def run(args):
@@ -31,16 +31,35 @@ def run(args):
         if args.stream:
             raise CLIError("--stream counts one score column; several models need every score in memory")
         return _fit_many_table(args)
+    if args.stream and args.suggest:
+        raise CLIError("--suggest names items to label, and --stream keeps no items: drop one of them")
     if args.stream:
-        scores, labels = _streamed_counts(args), None
+        scores, labels, ids, id_name = _streamed_counts(args), None, None, None
     else:
-        scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
+        scores, labels, ids, id_name = load_items(args.data, args.score_col, args.label_col, args.positive_label,
+                                                  args.id_col)
     res = fit_result(scores, labels, args)
     out = Path(args.out)
     summ = res.summary(args.level)
     print(summ, flush=True)  # the numbers first; figures take seconds
     write_outputs(res, summ, out, args.level)
-    print(f"wrote {out / 'summary.json'}, figures and {out / 'report.html'} (one file to share)")
+    if ids is not None:
+        _write_items(res, scores, labels, ids, id_name, args)
+    print(f"wrote {out / 'summary.json'}, figures, {out / 'report.html'} (one file to share)"
+          + ("" if ids is None else f" and {out / 'items.csv'} (each item's P(positive), by {id_name})"))
+
+
+def _write_items(res, scores, labels, ids, id_name, args):
+    """items.csv (id, score, label, P(positive)) and, with --suggest K, the K items to label next."""
+    out = Path(args.out)
+    write_csv(out / "items.csv", {id_name: ids, "score": scores,
+                                  "label": np.full(scores.size, np.nan) if labels is None else labels,
+                                  "prob_positive": res.prob_positive()})
+    if args.suggest:
+        picks = res.suggest_labels(args.suggest)
+        what = "0-based row index" if id_name == "row" else f"column {id_name!r}"
+        print(f"label next (items by {what}): {', '.join(map(str, ids[picks]))}")
+        write_csv(out / "suggested.csv", {id_name: ids[picks], "score": scores[picks]})
 
 
 def _streamed_counts(args):
@@ -202,6 +221,10 @@ def add_parser(sub):
     p.add_argument("--label-col", default=None,
                    help="column with labels (1/0, true/false, yes/no; blank or NA = unlabeled)")
     p.add_argument("--out", default="spe-out", help="output folder")
+    p.add_argument("--id-col", default=None, help=ID_HELP)
+    p.add_argument("--suggest", type=int, default=0, metavar="K",
+                   help="also print the K unlabeled items whose labels would narrow the PR curve most (by --id-col) "
+                        "and write suggested.csv")
     p.add_argument("--stream", action="store_true",
                    help="count a Parquet file or directory batch by batch (spe.read_parquet) instead of loading it: "
                         "for one score column larger than memory (per-item outputs are then not written)")

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..exceptions import CLIError
 from ..metrics import check_constraints
 from ..report import save_figure
-from ._common import DefaultsShown, add_fit_options, as_flags, fit_result, load_data
+from ._common import ID_HELP, DefaultsShown, add_fit_options, as_flags, fit_result, load_items, write_csv
 
 
 def run(args):
@@ -19,7 +19,8 @@ def run(args):
         raise as_flags(exc) from None
     if not 0.0 < args.confidence < 1.0:
         raise CLIError(f"--confidence must be strictly between 0 and 1 (e.g. 0.9), got {args.confidence:g}")
-    scores, labels = load_data(args.data, args.score_col, args.label_col, args.positive_label)
+    scores, labels, ids, id_name = load_items(args.data, args.score_col, args.label_col, args.positive_label,
+                                              args.id_col)
     res = fit_result(scores, labels, args)
     decision = res.choose_threshold(
         min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
@@ -33,8 +34,18 @@ def run(args):
             ax, min_precision=args.min_precision, min_recall=args.min_recall, max_fpr=args.max_fpr,
             confidence=args.confidence))
         (out / "threshold.json").write_text(json.dumps(decision.as_dict(), indent=2, default=float))
-        print(f"wrote {out / 'threshold.json'} and {out / 'conditions.png'}")
+        _write_predictions(out, res, scores, decision, ids, id_name)
+        print(f"wrote {out / 'threshold.json'}, {out / 'conditions.png'} and {out / 'predictions.csv'} "
+              f"(each item by {id_name})")
     return 0 if decision.feasible else 1
+
+
+def _write_predictions(out, res, scores, decision, ids, id_name):
+    """predictions.csv: each item's id, score, prediction at the threshold (on the fit's
+    score, reversed with --lower-is-positive) and P(positive)."""
+    predicted = (res.data.scores >= decision.threshold).astype(int)
+    write_csv(out / "predictions.csv", {id_name: ids, "score": scores, "predicted_positive": predicted,
+                                        "prob_positive": res.prob_positive()})
 
 
 def add_parser(sub):
@@ -52,6 +63,9 @@ def add_parser(sub):
     p.add_argument("--max-fpr", type=float, default=None, help="largest allowed false positive rate, in [0, 1)")
     p.add_argument("--confidence", type=float, default=0.9,
                    help="required probability that every constraint holds, in (0, 1)")
-    p.add_argument("--out", default=None, help="also write threshold.json and conditions.png here")
+    p.add_argument("--out", default=None,
+                   help="also write threshold.json, conditions.png and predictions.csv (each item's prediction at "
+                        "the threshold and P(positive), by --id-col) here")
+    p.add_argument("--id-col", default=None, help=ID_HELP)
     add_fit_options(p)
     p.set_defaults(func=run)

@@ -35,7 +35,8 @@ from ..metrics import check_n_draws
 from ..pooling import LOO_DRAWS, allocate, stacking_weights
 from . import _top_label as top_label
 from ._class_maps import fit_class_map
-from ._inputs import as_class_labels, as_class_scores
+from ..scores import align_on_index
+from ._inputs import as_class_labels, as_class_scores, class_names
 from ._result import MulticlassResult, describe_weighted
 
 MULTICLASS_MODELS = ("stack", "temperature", "vector", top_label.NAME)
@@ -84,7 +85,19 @@ def draw_classes(fits: dict, weights: dict, inputs: dict, y, n_draws: int, rng) 
 class StackedLabelModel:
     """Label models mixed by their weights, behaving as one: each member contributes its
     weight's share of the draws. ``f`` is every member's input, or {member: its input}
-    when members are fed different scores."""
+    when members are fed different scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> probs = np.random.default_rng(1).dirichlet([2, 2, 2], size=100)
+    >>> res = spe.fit_multiclass(probs, n_draws=100, seed=0)
+    >>> from spe.multiclass import StackedLabelModel
+    >>> stack = StackedLabelModel(res.fits, res.model_weights)
+    >>> stack.draw_classes(np.log(probs), 10, np.random.default_rng(0)).shape
+    (10, 100)
+    """
 
     def __init__(self, fits: dict, weights: dict):
         self.fits = fits
@@ -118,9 +131,13 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
     Parameters
     ----------
     scores : array-like of shape (N, K)
-        Predicted class probabilities (rows sum to 1; exact 0s are fine) or logits.
+        Predicted class probabilities (rows sum to 1; exact 0s are fine) or logits. A
+        pandas DataFrame's index names the items (per-item outputs carry it) and its
+        columns name the classes (``res.classes``).
     labels : array-like of shape (N,), optional
-        Class indices 0..K-1; -1, NaN or None for unlabeled. ``None``: no labels.
+        Class indices 0..K-1, or class names (the DataFrame's column names); -1, NaN or
+        None for unlabeled. ``None``: no labels. A pandas Series is matched to a pandas
+        ``scores`` on its index (any order); arrays and lists by position.
     model : "stack", "temperature", "vector" or "top-label"
         ``stack`` (default): temperature scaling, the top-label model and (K <= 50)
         vector scaling, weighted by their leave-one-out predictive densities on the
@@ -136,10 +153,39 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
     Returns
     -------
     MulticlassResult
+
+    Raises
+    ------
+    InputError
+        pandas ``labels`` whose index labels differ from those of ``scores``.
+    ValueError
+        Class scores that are not an (N, K) matrix of finite probabilities or logits, a
+        label that is no class, or an unknown ``model``.
+
+    See Also
+    --------
+    spe.fit : one score per item (a binary classifier).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> probs = pd.DataFrame(rng.dirichlet([1, 1, 1], size=300), columns=["cat", "dog", "fox"])
+    >>> labels = pd.Series([None] * 300, dtype=object)
+    >>> labels[:30] = probs.iloc[:30].idxmax(axis=1)  # 30 labeled items, by class name
+    >>> res = spe.fit_multiclass(probs, labels, n_draws=200, seed=0)
+    >>> res.classes
+    ['cat', 'dog', 'fox']
+    >>> res.to_frame().query("metric == 'recall'")["class"].tolist()
+    ['cat', 'dog', 'fox']
     """
+    items, scores, labels = align_on_index(scores, labels, names=("the class scores", "labels"))
     f, kind = as_class_scores(scores)
     n, k = f.shape
-    y = as_class_labels(labels, n, k)
+    classes = class_names(scores, k)
+    y = as_class_labels(labels, n, k, classes)
     if model not in MULTICLASS_MODELS:
         raise ValueError(f"model must be one of {MULTICLASS_MODELS}, got {model!r}")
     if model == "vector" and k > MAX_VECTOR_CLASSES:
@@ -150,4 +196,5 @@ def fit_multiclass(scores, labels=None, *, model="stack", n_draws=1000, seed=Non
     fits = fit_label_models(f, y, model, n_draws, fit_rng)
     inputs = dict.fromkeys(fits, f)
     weights = model_weights(fits, inputs, y, weight_rng)
-    return MulticlassResult(f, y, kind, fits, weights, draw_classes(fits, weights, inputs, y, n_draws, draw_rng))
+    return MulticlassResult(f, y, kind, fits, weights, draw_classes(fits, weights, inputs, y, n_draws, draw_rng),
+                            classes=classes, items=items)

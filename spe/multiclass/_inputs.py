@@ -17,7 +17,18 @@ LAZY_HINT = ("class probabilities are needed item by item (every item's class is
 
 def as_class_scores(scores) -> tuple[np.ndarray, str]:
     """(log-probabilities or logits as an (N, K) float array, "probabilities" or "logits");
-    pandas, polars and pyarrow frames are read as arrays, lazy Dask collections refused."""
+    pandas, polars and pyarrow frames are read as arrays, lazy Dask collections refused.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.multiclass import as_class_scores
+    >>> f, kind = as_class_scores([[0.7, 0.3], [0.2, 0.8]])
+    >>> kind, np.exp(f).round(2).tolist()
+    ('probabilities', [[0.7, 0.3], [0.2, 0.8]])
+    >>> as_class_scores([[2.0, -1.0], [0.5, 0.5]])[1]
+    'logits'
+    """
     refuse_lazy(scores, "the class probabilities", LAZY_HINT)
     try:
         arr = np.asarray(eager_values(scores), dtype=float)
@@ -41,8 +52,35 @@ def as_class_scores(scores) -> tuple[np.ndarray, str]:
     return arr - special.logsumexp(arr, axis=1, keepdims=True), "logits"
 
 
-def as_class_labels(labels, n: int, k: int) -> np.ndarray:
-    """Class indices as int64, -1 for unlabeled (given as -1, NaN or None)."""
+def class_names(scores, k: int) -> list:
+    """The classes' names: a pandas or polars frame's column names, else 0..K-1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from spe.multiclass._inputs import class_names
+    >>> class_names(pd.DataFrame({"cat": [0.5], "dog": [0.5]}), 2), class_names([[0.5, 0.5]], 2)
+    (['cat', 'dog'], [0, 1])
+    """
+    library = type(scores).__module__.split(".")[0]
+    columns = getattr(scores, "columns", None) if library in ("pandas", "polars") else None
+    if columns is None or len(columns) != k:
+        return list(range(k))
+    return list(columns)
+
+
+def as_class_labels(labels, n: int, k: int, classes=None) -> np.ndarray:
+    """Class indices as int64, -1 for unlabeled (given as -1, NaN or None); a label that is
+    one of ``classes`` (a frame's column names) means that column's class.
+
+    Examples
+    --------
+    >>> from spe.multiclass import as_class_labels
+    >>> as_class_labels([2, None, -1, 0], 4, 3)
+    array([ 2, -1, -1,  0])
+    >>> as_class_labels(["dog", None], 2, 2, classes=["cat", "dog"])
+    array([ 1, -1])
+    """
     if labels is None:
         return np.full(n, -1, dtype=np.int64)
     refuse_lazy(labels, "labels", LAZY_HINT)
@@ -51,12 +89,18 @@ def as_class_labels(labels, n: int, k: int) -> np.ndarray:
     if arr.shape[0] != n:
         raise ValueError(f"labels has length {arr.shape[0]} but the class scores have {n} rows")
     out = np.empty(n, dtype=np.int64)
+    named = {c: j for j, c in enumerate(classes or []) if not isinstance(c, numbers.Real)}
     for i, v in enumerate(arr.tolist()):
         if v is None or (isinstance(v, float) and np.isnan(v)):
             out[i] = -1
             continue
+        if named and not isinstance(v, numbers.Real) and v in named:
+            out[i] = named[v]
+            continue
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or float(v) != int(v):
-            raise ValueError(f"labels, item {i}: {v!r} is not a class index (0..{k - 1}; -1/NaN/None = unlabeled)")
+            names = f" or a class name ({', '.join(map(repr, list(named)[:5]))})" if named else ""
+            raise ValueError(f"labels, item {i}: {v!r} is not a class index (0..{k - 1}; -1/NaN/None = "
+                             f"unlabeled){names}")
         out[i] = int(v)
     wrong = (out < -1) | (out >= k)
     if wrong.any():

@@ -41,6 +41,19 @@ def export_draws(fit, data, resampled=None, labeled_inputs=None):
     emcee draws keep their chains; weighted draws (importance sampling, or a chain on
     pooled scores reweighted to the exact ones) are exported as ``resampled`` (indices
     resampled by weight) or, when None, raw with their ``log_weight``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> from spe.datasets import load_demo
+    >>> scores, truth = load_demo()
+    >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+    >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+    >>> from spe.report import export_draws
+    >>> idata = export_draws(res.fits["platt"], res.data)
+    >>> "posterior" in idata.groups()
+    True
     """
     chains = fit.chain_index()
     if chains is not None and np.ptp(fit.weights) == 0:

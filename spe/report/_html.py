@@ -17,7 +17,18 @@ from ..metrics import exact_precision_at_recall
 
 
 def save_figure(path: Path, draw):
-    """Draw on a fresh axes with the file-only Agg backend and save a PNG."""
+    """Draw on a fresh axes with the file-only Agg backend and save a PNG.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from spe.report import save_figure
+    >>> path = Path(tempfile.mkdtemp()) / "line.png"
+    >>> save_figure(path, lambda ax: ax.plot([0, 1], [0, 1]))
+    >>> path.stat().st_size > 0
+    True
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -31,7 +42,24 @@ def save_figure(path: Path, draw):
 
 
 def write_outputs(res, summ, out: Path, level: float, true_labels=None) -> dict:
-    """summary.json and PNG figures in ``out`` from a result and its ``summary(level)``."""
+    """summary.json and PNG figures in ``out`` from a result and its ``summary(level)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> from spe.datasets import load_demo
+    >>> scores, truth = load_demo()
+    >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+    >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from spe.report import write_outputs
+    >>> out = Path(tempfile.mkdtemp())
+    >>> summary = write_outputs(res, res.summary(), out, level=0.9)  # doctest: +SKIP
+    >>> sorted(p.name for p in out.iterdir())  # doctest: +SKIP
+    ['pr.png', 'reliability.png', 'report.html', 'roc.png', 'summary.json']
+    """
     out.mkdir(parents=True, exist_ok=True)
     summary = summ.to_dict()
     pr = res.pr_curve(level=level)

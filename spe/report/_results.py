@@ -11,19 +11,18 @@ from functools import cached_property
 
 import numpy as np
 
-from ..calibration import calibrate, item_probabilities
-from ..metrics import (DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, RANDOM_SHARE, Estimate, PRCurve, Rates, ROCCurve,
-                       Sweep, ThresholdDecision, best_by_score, build_sweep, check_beta, check_constraints,
-                       check_costs, check_grid, check_kind, check_level, check_thresholds, choose, fbeta, holds,
-                       label_values, rates_at, sample_auroc, sample_average_precision, sample_max_f1,
-                       sample_precision_at_recall, sample_rates, sample_tpr_at_fpr, suggest, thinned,
-                       warn_if_collapsed)
+from ..metrics import (DEFAULT_FPR_GRID, DEFAULT_RECALL_GRID, Estimate, PRCurve, Rates, ROCCurve, Sweep, build_sweep,
+                       check_grid, check_kind, check_level, check_thresholds, rates_at, sample_auroc,
+                       sample_average_precision, sample_max_f1, sample_precision_at_recall, sample_rates,
+                       sample_tpr_at_fpr, warn_if_collapsed)
 from ..pooling import LabelPosterior, check_labels, draw_positive_counts, systematic_resample
-from ..scores import ScoreData
+from ..scores import ItemIndex, ScoreData
 from ._export import export_draws
 from ._result_methods import metric_method as _metric
 from ._result_methods import mixture_attribute as _mixture_attribute
 from ._result_methods import plot_method as _plot
+from . import _result_outputs as _outputs
+from . import _result_thresholds as _thresholds
 from ._summary import Summary, summarize
 
 
@@ -38,14 +37,31 @@ class SPEResult:
     model_weights : each score model's weight (from the labeled items' LOO predictive
         densities, or the prior weights with no labels).
     data : the validated, compressed :class:`~spe.scores.ScoreData`.
+    items : :class:`~spe.scores.ItemIndex`, the caller's item index (a pandas index when
+        the scores were a pandas Series; per-item outputs carry it), or ``None`` inside.
 
     The mixture's own details (``families``, ``params``, ``selection``, ``starts``,
     ``posterior``, ``misfit``) are available when a mixture was fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> from spe.datasets import load_demo
+    >>> scores, truth = load_demo()
+    >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+    >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+    >>> res
+    <SPEResult 1797 items, 30 labeled, score models: platt 1.00; call .summary()>
+    >>> est = res.average_precision()
+    >>> est.lower < est.value < est.upper
+    True
     """
 
     def __init__(self, data: ScoreData, label_posterior: LabelPosterior, label_seed, export_seed=0,
-                 errors=None, check_seed=0, prior_note=""):
+                 errors=None, check_seed=0, prior_note="", items=None):
         self.data = data
+        self.items = items if items is not None else ItemIndex()
         #: which prior over classifiers the calibration map used, in words
         self.prior_note = prior_note
         self.label_posterior = label_posterior
@@ -140,6 +156,18 @@ class SPEResult:
         Precision at recall r is the precision at the highest threshold whose recall is
         >= r. ``kind="sample"`` is performance on these items (labels drawn);
         ``"population"`` that of the score model (expected labels, no draw noise).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> curve = res.pr_curve(recall=[0.5, 0.9])
+        >>> curve.precision.shape, bool(np.all(curve.lower <= curve.upper))
+        ((2,), True)
         """
         grid = check_grid(recall, DEFAULT_RECALL_GRID, "recall")
         draws = sample_precision_at_recall(self._sweep_of(kind), grid)
@@ -148,7 +176,20 @@ class SPEResult:
         return curve
 
     def roc_curve(self, fpr=None, level=0.9, kind="sample") -> ROCCurve:
-        """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band."""
+        """TPR at each FPR in ``fpr`` (lowest threshold whose FPR <= f) with a band.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> curve = res.roc_curve(fpr=[0.01, 0.1])
+        >>> curve.tpr.shape
+        (2,)
+        """
         grid = check_grid(fpr, DEFAULT_FPR_GRID, "fpr")
         draws = sample_tpr_at_fpr(self._sweep_of(kind), grid)
         return ROCCurve.from_draws(grid, draws, self.weights, level, kind)
@@ -170,6 +211,17 @@ class SPEResult:
         (labels drawn from each model's posterior, as for the pooled metrics). Where the
         models' intervals do not overlap, the pooled interval spans assumptions the labels
         have not decided between (see :meth:`summary`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> sorted(res.model_estimates()["platt"])
+        ['average precision', 'prevalence']
         """
         level = check_level(level)
         if level not in self._model_estimates:
@@ -191,82 +243,55 @@ class SPEResult:
         return sample_rates(self._sweep_of(kind), self.data.threshold, t)
 
     def metrics_at(self, threshold, level=0.9, kind="sample") -> dict:
-        """Precision, recall, FPR, F1 and accuracy when predicting positive at score >= threshold."""
+        """Precision, recall, FPR, F1 and accuracy when predicting positive at score >= threshold.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> sorted(res.metrics_at(0.0))
+        ['accuracy', 'f1', 'fpr', 'precision', 'recall']
+        """
         t = check_thresholds(threshold)
         if t.size != 1:
             raise ValueError("metrics_at takes a single threshold")
         values = rates_at(self._sweep_of(kind), self.data.threshold, t[0])
         return {k: Estimate.from_draws(k, v, self.weights, level) for k, v in values.items()}
 
-    # ---- recalibration ---------------------------------------------------------------
-    def prob_positive(self) -> np.ndarray:
-        """Posterior P(y_i = 1 | data) for every item (labeled items: their label)."""
-        return item_probabilities(self.weights @ self.group_prob, self.data)
+    # ---- recalibration, and what to label next (_result_outputs) ---------------------
+    prob_positive = _outputs.prob_positive
+    calibrate = _outputs.calibrate
+    label_values = _outputs.label_values
+    _label_values = _outputs._label_values
+    suggest_labels = _outputs.suggest_labels
 
-    def calibrate(self, scores) -> np.ndarray:
-        """Recalibrated P(y = 1 | score) for new scores (see :func:`spe.calibration.calibrate`)."""
-        return calibrate(self.label_posterior, scores)
-
-    def default_thresholds(self) -> np.ndarray:
-        """The distinct scores (lowest score of each group), thinned to at most 2000."""
-        return thinned(self.data.threshold)
-
-    def condition_probability(self, thresholds=None, *, min_precision=None, min_recall=None,
-                              max_fpr=None, kind="sample"):
-        """Posterior probability that all constraints hold, per threshold.
-
-        Returns ``(thresholds, probability)`` arrays.
-        """
-        constraints = check_constraints(min_precision, min_recall, max_fpr)
-        t = self.default_thresholds() if thresholds is None else check_thresholds(thresholds)
-        return t, self.weights @ holds(self._rates(t, kind), constraints)
-
-    def choose_threshold(self, *, min_precision=None, min_recall=None, max_fpr=None,
-                         confidence=0.9, kind="sample") -> ThresholdDecision:
-        """Pick a threshold meeting the constraints with probability >= ``confidence``.
-
-        See ``_thresholds`` for the rule among feasible thresholds. Infeasible
-        constraints give a decision with ``feasible=False`` and the best probability.
-        """
-        constraints = check_constraints(min_precision, min_recall, max_fpr)
-        confidence = check_level(confidence)
-        rates = self._rates(None, kind)
-        return choose(rates, self.weights, constraints, confidence, kind)
-
-    def best_fbeta_threshold(self, beta=1.0, kind="sample") -> ThresholdDecision:
-        """The threshold maximising the posterior expected F-beta."""
-        check_beta(beta)
-        rates = self._rates(None, kind)
-        return best_by_score(rates, self.weights, fbeta(rates, beta), f"max expected F{beta:g}", kind)
-
-    def min_cost_threshold(self, cost_fp=1.0, cost_fn=1.0, kind="sample") -> ThresholdDecision:
-        """The threshold minimising expected cost_fp * FP + cost_fn * FN on these items."""
-        check_costs(cost_fp, cost_fn)
-        rates = self._rates(None, kind)
-        cost = cost_fp * rates.fp + cost_fn * (rates.n_pos - rates.tp)
-        return best_by_score(rates, self.weights, cost, "min expected cost", kind, maximise=False)
-
-    # ---- what to label next (see spe.suggest) -----------------------------------------
-    def label_values(self, target="pr", threshold=None) -> np.ndarray:
-        """(N,) expected reduction of ``target``'s posterior variance from labeling each item
-        (``"pr"``, ``"ap"``, ``"auroc"``, ``"max_f1"``, ``"prevalence"``, or ``"threshold"``
-        with ``threshold=t``: precision and recall when predicting positive at score >= t;
-        0 if labeled)."""
-        self.data.require_items("label_values / suggest_labels (which items to label)")
-        return label_values(self._sweep_of("sample"), self.weights, self.positive_counts, self.data, target,
-                              threshold)
-
-    def suggest_labels(self, k=10, target="pr", random_share=RANDOM_SHARE, seed=None,
-                       threshold=None) -> np.ndarray:
-        """Indices of ``k`` unlabeled items to label next (see :func:`spe.metrics.suggest`);
-        ``seed=None`` uses the fit's seed; ``threshold`` with ``target="threshold"``."""
-        rng = np.random.default_rng(self._export_seed if seed is None else seed)
-        return suggest(self.label_values(target, threshold), self.data, k, random_share, rng)
+    # ---- thresholds (_result_thresholds) ------------------------------------------------
+    default_thresholds = _thresholds.default_thresholds
+    condition_probability = _thresholds.condition_probability
+    choose_threshold = _thresholds.choose_threshold
+    best_fbeta_threshold = _thresholds.best_fbeta_threshold
+    min_cost_threshold = _thresholds.min_cost_threshold
 
     # ---- export ----------------------------------------------------------------------
     def resample(self, seed=None, model=None) -> np.ndarray:
         """Indices of the pooled draws (or ``model``'s own) resampled by weight (systematic);
-        ``seed=None`` uses the fit's seed, so repeated calls agree."""
+        ``seed=None`` uses the fit's seed, so repeated calls agree.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> res.resample().shape
+        (200,)
+        """
         weights = self.weights if model is None else self._fit(model).weights
         rng = np.random.default_rng(self._export_seed if seed is None else seed)
         return systematic_resample(weights, weights.size, rng)
@@ -282,6 +307,18 @@ class SPEResult:
         With several score models and ``model=None``: ``{name: InferenceData}`` for
         ``az.compare``. ``resample=False`` keeps raw weighted draws (``log_weight``); emcee
         draws keep one chain per walker.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> idata = res.to_inference_data()
+        >>> "posterior" in idata.groups()
+        True
         """
         if model is None and len(self.fits) > 1:
             return {k: self.to_inference_data(k, resample, seed) for k in self.fits}
@@ -297,8 +334,25 @@ class SPEResult:
     plot_reliability = _plot("plot_reliability", "Reliability of the classifier's scores, with bands.")
 
     # ---- reporting -------------------------------------------------------------------
+    FRAME_METRICS = _outputs.FRAME_METRICS
+    to_records = _outputs.to_records
+    to_frame = _outputs.to_frame
+
     def summary(self, level=0.9) -> Summary:
-        """Data, score models and their weights, diagnostics, metrics with intervals."""
+        """Data, score models and their weights, diagnostics, metrics with intervals.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> from spe.datasets import load_demo
+        >>> scores, truth = load_demo()
+        >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+        >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+        >>> print(res.summary())  # doctest: +ELLIPSIS
+        SPE: semisupervised performance evaluation
+          items: 1797 (30 labeled: ...
+        """
         return summarize(self, level)
 
     def __repr__(self):

@@ -10,12 +10,29 @@ import json
 import textwrap
 from dataclasses import dataclass
 
+from .._util.digits import format_interval
 from ..metrics import check_level
 
 
 @dataclass
 class Summary:
-    """What ``SPEResult.summary()`` returns: prints as text, exports as a dict."""
+    """What ``SPEResult.summary()`` returns: prints as text, exports as a dict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> from spe.datasets import load_demo
+    >>> scores, truth = load_demo()
+    >>> labels = np.where(np.arange(scores.size) % 60 == 0, truth, np.nan)  # 30 labels
+    >>> res = spe.fit(scores, labels, model="platt", n_draws=200, seed=0, progress=False)
+    >>> summ = res.summary()
+    >>> print(summ)  # doctest: +ELLIPSIS
+    SPE: semisupervised performance evaluation
+      items: 1797 (30 labeled: ...
+    >>> sorted(summ.to_dict()["metrics"])
+    ['AUROC', 'average precision', 'max F1', 'prevalence']
+    """
 
     text: str
     data: dict
@@ -74,13 +91,13 @@ def summarize(res, level=0.9) -> Summary:
     if len(res.fits) > 1:
         own = res.model_estimates(level)
         lines.append(f"  each score model alone (median [{100 * level:g}% interval]):")
-        lines += [f"    {name:{width}s} " + ", ".join(f"{e.name} {e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}]"
-                                                  for e in est.values()) for name, est in own.items()]
+        lines += [f"    {name:{width}s} " + ", ".join(f"{e.name} {_interval(e)}" for e in est.values())
+                  for name, est in own.items()]
         verdict = disagreement(own, res.model_weights)
         if verdict:
             lines += textwrap.wrap(verdict, width=100, initial_indent="  ", subsequent_indent="    ")
     lines.append(f"  metrics on these items (median [{100 * level:g}% interval]), {res.n_draws} draws:")
-    lines += [f"    {m.name:18s} {m.value:.3f} [{m.lower:.3f}, {m.upper:.3f}]" for m in metrics]
+    lines += [f"    {m.name:18s} {_interval(m)}" for m in metrics]
     data = {
         "n_items": d.n_items,
         "n_labeled": d.n_labeled,
@@ -102,6 +119,11 @@ def summarize(res, level=0.9) -> Summary:
     return Summary("\n".join(lines), data)
 
 
+def _interval(estimate) -> str:
+    """``value [lower, upper]`` to the digits the interval supports."""
+    return format_interval(estimate.value, estimate.lower, estimate.upper)
+
+
 #: Score models with less pooled weight than this are left out of the disagreement check.
 MIN_WEIGHT = 0.05
 #: Two intervals count as disjoint only if this much (on the metric's 0-1 scale) separates them.
@@ -118,9 +140,8 @@ def disagreement(estimates: dict, weights: dict) -> str | None:
         for a in ests:
             for b in ests:
                 if ests[b].lower - ests[a].upper > MIN_GAP:
-                    return (f"the score models disagree: {a} puts the {metric} at {ests[a].value:.3f} "
-                            f"[{ests[a].lower:.3f}, {ests[a].upper:.3f}], {b} at {ests[b].value:.3f} "
-                            f"[{ests[b].lower:.3f}, {ests[b].upper:.3f}]; the pooled interval spans both "
+                    return (f"the score models disagree: {a} puts the {metric} at {_interval(ests[a])}, "
+                            f"{b} at {_interval(ests[b])}; the pooled interval spans both "
                             "and its median may sit where neither model is. Only labels can tell which "
                             "assumption holds: label the items suggest_labels() picks and refit")
     return None

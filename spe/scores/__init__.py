@@ -15,6 +15,7 @@ from ._validation import MISSING_TOKENS, as_labels, as_score_array, as_scores, p
 # Names the rooms above import (not in __all__: internal, may change without notice)
 from ._columns import frame_models
 from ._frame import PROBABILITY_TOLERANCE
+from ._index import ItemIndex, align_on_index
 from ._orientation import ORIENTATION_PROBABILITY, reversed_probability
 from ._tables import load_scores, parse_labels, parse_scores, read_table
 

@@ -23,12 +23,27 @@ def _library(x) -> str:
 
 
 def is_lazy(x) -> bool:
-    """True for a Dask collection (array, Series, DataFrame, delayed): computing it is work."""
+    """True for a Dask collection (array, Series, DataFrame, delayed): computing it is work.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import is_lazy
+    >>> is_lazy(np.zeros(3))
+    False
+    """
     return hasattr(type(x), "__dask_graph__") or _library(x) == "dask"
 
 
 def refuse_lazy(x, name: str, hint: str | None = None) -> None:
-    """A TypeError for a lazy collection where every value is needed in memory at once."""
+    """A TypeError for a lazy collection where every value is needed in memory at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import refuse_lazy
+    >>> refuse_lazy(np.zeros(3), "scores")  # in memory: nothing to refuse
+    """
     if is_lazy(x):
         raise TypeError(f"{name} is a lazy Dask collection ({type(x).__name__}); it is not loaded whole "
                         "silently. " + (hint or "spe.fit(scores, labels) counts lazy scores block by block "
@@ -65,7 +80,18 @@ def _frame_columns(x, library) -> list | None:
 
 def eager_values(x):
     """``x`` as a NumPy array when it is a pandas, polars or pyarrow column or frame (a
-    frame: one column per class or model, (N, K)); anything else unchanged."""
+    frame: one column per class or model, (N, K)); anything else unchanged.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from spe.scores import eager_values
+    >>> eager_values(pd.Series([0.5, None]))
+    array([0.5, nan])
+    >>> eager_values(pd.DataFrame({"a": [1, 2], "b": [3, 4]}))
+    array([[1., 3.],
+           [2., 4.]])
+    """
     library = _library(x)
     if library not in ("pandas", "polars", "pyarrow"):
         return x

@@ -66,6 +66,14 @@ class ScoreCounts:
     bits : mantissa bits kept by the binning, or None for exact scores.
     labeled_scores, labeled_labels : the labeled items' scores and 0/1 labels.
     max_keys : keys kept before binning.
+
+    Examples
+    --------
+    >>> from spe.scores import count_scores
+    >>> a = count_scores([0.2, 0.9, 0.4], [0, 1, None])
+    >>> b = count_scores([0.9, 0.7], [None, 1])
+    >>> a.merge(b)
+    ScoreCounts(5 items, 4 keys, exact, 3 labeled)
     """
 
     keys: np.ndarray
@@ -245,7 +253,16 @@ def _combine_equal_keys(keys, count, total, low, high):
 
 def count_scores(scores, labels=None, *, chunk_size: int = 1 << 22, max_keys: int = DEFAULT_MAX_KEYS) -> ScoreCounts:
     """Reduce in-memory scores (and labels) chunk by chunk into a :class:`ScoreCounts`.
-    Lazy Dask collections: :func:`spe.count_dask`."""
+    Lazy Dask collections: :func:`spe.count_dask`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import count_scores
+    >>> counts = count_scores(np.round(np.linspace(0, 1, 1000), 2), [1, 0] + [None] * 998)
+    >>> counts.n_items, counts.keys.size, counts.labeled_labels.tolist()
+    (1000, 101, [1.0, 0.0])
+    """
     for values, name in ((scores, "scores"), (labels, "labels")):
         refuse_lazy(values, name, "count it where it lives with spe.count_dask(scores, labels)")
     s = np.asarray(eager_values(scores))

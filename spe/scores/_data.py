@@ -45,6 +45,18 @@ class ScoreData:
     group : (N,) the group of each item.
     exact : True when every group holds a single distinct score.
     censored : (G,) -1 / 0 / +1 per group (see :meth:`ScoreFrame.censoring`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> scores = np.linspace(0.01, 0.99, 60)
+    >>> labels = np.where(np.arange(60) % 10 == 0, (scores > 0.5) * 1.0, np.nan)
+    >>> data = prepare(scores, labels)
+    >>> data.n_items, data.n_labeled, data.n_groups
+    (60, 6, 60)
+    >>> int(data.n_pos.sum()), int(data.n_neg.sum())
+    (3, 3)
     """
 
     scores: np.ndarray
@@ -124,6 +136,15 @@ class CountLayout:
     rank differently on a curve), but each says only "beyond the edge". Files with
     thousands of distinct scores below the logit clip have thousands of such groups.
     ``unlabeled`` is None when every point holds unlabeled items (no indexing needed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> data = prepare(np.repeat([0.2, 0.5, 0.8], 20), np.r_[0, 1, [np.nan] * 58])
+    >>> layout = data.count_layout
+    >>> layout.z.size, int(layout.n_unlabeled.sum()), int(layout.n_neg.sum()), int(layout.n_pos.sum())
+    (3, 58, 1, 1)
     """
 
     z: np.ndarray
@@ -164,6 +185,14 @@ def pooled(data: ScoreData, max_groups: int) -> ScoreData:
     The bins follow the same mass-and-width rule as :func:`prepare`; censored groups are
     never pooled with uncensored ones. Returns ``data`` itself when it is small enough.
     Used to search for the MAP cheaply before polishing it on the exact data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import pooled, prepare
+    >>> data = prepare(np.linspace(0.0, 1.0, 1000))
+    >>> pooled(data, 50).n_groups < data.n_groups
+    True
     """
     if data.n_groups <= max_groups:
         return data
@@ -191,7 +220,16 @@ def pooled(data: ScoreData, max_groups: int) -> ScoreData:
 
 def prepare(scores, labels=None, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS,
             transform="identity") -> ScoreData:
-    """Validate user input and build the compressed :class:`ScoreData`."""
+    """Validate user input and build the compressed :class:`ScoreData`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> data = prepare(np.linspace(-3, 3, 80), [1, 0] + [None] * 78)
+    >>> data.n_items, data.n_labeled, data.frame.transform
+    (80, 2, 'identity')
+    """
     s = as_scores(scores)
     return build_score_data(s, as_labels(labels, s.size), score_range=score_range, max_groups=max_groups,
                             transform=transform)
@@ -251,6 +289,15 @@ def prepare_counts(counts, *, score_range=None, max_groups=DEFAULT_MAX_GROUPS, t
 
     The same groups as :func:`prepare` on the items themselves when the counts are exact;
     binned counts are pooled further by the same mass-and-width rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import count_scores, prepare_counts
+    >>> counts = count_scores(np.linspace(0.01, 0.99, 100), [0, 1] + [None] * 98)
+    >>> data = prepare_counts(counts)
+    >>> data.n_items, data.n_labeled, data.item_level
+    (100, 2, False)
     """
     if not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
         raise ValueError(f"max_groups must be an integer >= 2, got {max_groups!r}")

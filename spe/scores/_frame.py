@@ -30,6 +30,16 @@ class ScoreFrame:
     ``transform="identity"``: z is linear in the score. ``"logit"`` (probability
     scores): z is linear in logit(clip(s, EPS, 1 - EPS)), and scores at or beyond the
     clip are *censored* (see :meth:`censoring`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import ScoreFrame
+    >>> frame = ScoreFrame(0.0, 2.0, "observed range")
+    >>> frame.to_unit(np.array([0.5, 1.0]))
+    array([0.25, 0.5 ])
+    >>> frame.from_unit(np.array([0.25]))
+    array([0.5])
     """
 
     lower: float
@@ -96,7 +106,14 @@ PROBABILITY_TOLERANCE = 1e-3
 
 
 def looks_like_probabilities(scores) -> bool:
-    """True when every score lies in [0, 1] (up to ``PROBABILITY_TOLERANCE``)."""
+    """True when every score lies in [0, 1] (up to ``PROBABILITY_TOLERANCE``).
+
+    Examples
+    --------
+    >>> from spe.scores import looks_like_probabilities
+    >>> looks_like_probabilities([0.1, 0.7, 1.0]), looks_like_probabilities([-2.0, 3.1])
+    (True, False)
+    """
     s = np.asarray(scores, dtype=float)
     return bool(s.min() >= -PROBABILITY_TOLERANCE and s.max() <= 1 + PROBABILITY_TOLERANCE)
 

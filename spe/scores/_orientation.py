@@ -56,7 +56,18 @@ def _share_below(scores, values) -> np.ndarray:
 
 
 def check_orientation(scores, labels) -> None:
-    """Refuse scores that the labels say run the wrong way, naming the fix."""
+    """Refuse scores that the labels say run the wrong way, naming the fix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import check_orientation
+    >>> check_orientation(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0.0, 0.0, 1.0, 1.0]))  # fine: nothing
+    >>> check_orientation(np.array([0.1, 0.2, 0.3, 0.7, 0.8, 0.9]), np.array([1.0, 1, 1, 0, 0, 0]))
+    Traceback (most recent call last):
+        ...
+    ValueError: the labels say lower scores mean positive here: ...
+    """
     p = reversed_probability(scores, labels)
     if p > ORIENTATION_PROBABILITY:
         known = ~np.isnan(labels)

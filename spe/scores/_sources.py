@@ -66,6 +66,12 @@ def read_parquet(path, score_col: str, label_col: str | None = None, *, positive
     positive_label : the label value that means positive (others: negative, null: unlabeled).
     batch_rows : rows read at a time (memory is about batch_rows x 16 bytes plus the counts).
     max_keys : distinct scores kept exactly before the counts are binned (see :class:`ScoreCounts`).
+
+    Examples
+    --------
+    >>> import spe
+    >>> counts = spe.read_parquet("scores.parquet", "score", "label")  # doctest: +SKIP
+    >>> res = spe.fit(counts)  # doctest: +SKIP
     """
     try:
         import pyarrow.dataset as ds
@@ -128,6 +134,15 @@ def count_dask(scores, labels=None, *, positive_label=None, max_keys: int = DEFA
     ``compute=False`` returns the delayed result (to compute with other work);
     ``scheduler``: passed to ``compute`` (None: Dask's default, or the active
     ``dask.distributed`` client).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask.array as da  # doctest: +SKIP
+    >>> from spe.scores import count_dask
+    >>> scores = da.from_array(np.linspace(0, 1, 10_000), chunks=2_500)  # doctest: +SKIP
+    >>> count_dask(scores).n_items  # doctest: +SKIP
+    10000
     """
     try:
         import dask
@@ -168,7 +183,17 @@ def count_lazy(scores, labels=None, *, positive_label=None) -> ScoreCounts:
     """:func:`spe.fit`'s path for lazy scores: :func:`count_dask`, one pass block by block,
     never the whole array in memory. In-memory labels with a 1-D dask array of scores are
     validated and chunked like the scores; with a Dask dataframe column, give the labels
-    as a column of the same dataframe."""
+    as a column of the same dataframe.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask.array as da  # doctest: +SKIP
+    >>> from spe.scores import count_lazy
+    >>> scores = da.from_array(np.linspace(0, 1, 1_000), chunks=250)  # doctest: +SKIP
+    >>> count_lazy(scores, np.r_[1.0, 0.0, np.full(998, np.nan)]).labeled_labels.size  # doctest: +SKIP
+    2
+    """
     if not is_lazy(scores):
         raise TypeError("the labels are a lazy Dask collection but the scores are not: give both lazily "
                         "(spe.fit counts them block by block with spe.count_dask) or compute the labels")

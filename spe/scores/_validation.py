@@ -13,7 +13,18 @@ from ._columns import eager_values, refuse_lazy
 
 def as_score_array(scores, name="scores") -> np.ndarray:
     """A non-empty 1-D float array of finite real numbers, or a clear error (pandas, polars
-    and pyarrow columns are read as arrays; a lazy Dask collection is refused)."""
+    and pyarrow columns are read as arrays; a lazy Dask collection is refused).
+
+    Examples
+    --------
+    >>> from spe.scores import as_score_array
+    >>> as_score_array([1, 2.5])
+    array([1. , 2.5])
+    >>> as_score_array([0.1, float("nan")])
+    Traceback (most recent call last):
+        ...
+    ValueError: scores must be finite: 1 NaN/inf value(s), first at index 1
+    """
     if scores is None:
         raise ValueError(f"{name} are required: got None")
     refuse_lazy(scores, name)
@@ -63,7 +74,18 @@ FEW_ITEMS = 50
 
 
 def as_scores(scores) -> np.ndarray:
-    """Validate scores for fitting: finite reals, 1-D, at least 2 distinct values."""
+    """Validate scores for fitting: finite reals, 1-D, at least 2 distinct values.
+
+    Examples
+    --------
+    >>> from spe.scores import as_scores
+    >>> as_scores([0.1, 0.5, 0.9])
+    array([0.1, 0.5, 0.9])
+    >>> as_scores([0.3, 0.3])
+    Traceback (most recent call last):
+        ...
+    ValueError: all 2 scores are equal (0.3): a constant score carries no information about performance
+    """
     arr = as_score_array(scores)
     if arr.size < 2:
         raise ValueError(f"at least two scores are needed to fit the score models, got {arr.size}")
@@ -87,7 +109,16 @@ NEGATIVE_TOKENS = frozenset({"0", "0.0", "false", "no"})
 
 
 def parse_label(value, positive_label=None):
-    """1.0, 0.0 or NaN for one label value; None for a value that is not a label."""
+    """1.0, 0.0 or NaN for one label value; None for a value that is not a label.
+
+    Examples
+    --------
+    >>> from spe.scores import parse_label
+    >>> parse_label("Yes"), parse_label(0), parse_label("NA"), parse_label("cat", positive_label="cat")
+    (1.0, 0.0, nan, 1.0)
+    >>> parse_label("maybe") is None
+    True
+    """
     if value is None:
         return np.nan
     if isinstance(value, (bool, np.bool_)):
@@ -121,6 +152,14 @@ def as_labels(labels, n: int, positive_label=None, rows=None) -> np.ndarray:
     ``positive_label``, that value means positive and every other non-missing value
     negative. Anything else is refused naming the item (``rows``: the file row number of
     each item, to name rows instead).
+
+    Examples
+    --------
+    >>> from spe.scores import as_labels
+    >>> as_labels(["yes", "no", "", 1, None], 5)
+    array([ 1.,  0., nan,  1., nan])
+    >>> as_labels(["cat", "dog", "NA"], 3, positive_label="cat")
+    array([ 1.,  0., nan])
     """
     if labels is None:
         return np.full(n, np.nan)

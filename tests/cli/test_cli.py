@@ -519,3 +519,74 @@ def test_fit_compares_multiclass_models_by_column_prefix(tmp_path, capsys):
     assert "'nope_': 0 column(s) start with it" in capsys.readouterr().err
     assert main(argv + ["--prob-cols", "good_cat,good_dog"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def _items_csv(tmp_path, with_id=True, n=120):
+    rng = np.random.default_rng(7)
+    y = (rng.random(n) < 0.35).astype(int)
+    s = np.where(y == 1, rng.normal(1.2, 0.8, n), rng.normal(-0.8, 0.8, n))
+    head = "id,score,label" if with_id else "score,label"
+    rows = [(f"u{i:03d}," if with_id else "") + f"{si:.5f},{yi if i % 8 == 0 else ''}"
+            for i, (si, yi) in enumerate(zip(s, y))]
+    path = tmp_path / "items_in.csv"
+    path.write_text(head + "\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("with_id", [True, False])
+def test_fit_names_items_by_id_column_or_zero_based_row(with_id, tmp_path, capsys):
+    path = _items_csv(tmp_path, with_id)
+    out = tmp_path / "o"
+    assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--model", "platt",
+                 "--n-draws", "200", "--suggest", "4", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    name = "id" if with_id else "row"
+    assert f"label next (items by {'column ' + repr(name) if with_id else '0-based row index'}):" in printed
+    import csv
+
+    items = list(csv.DictReader((out / "items.csv").open()))
+    suggested = list(csv.DictReader((out / "suggested.csv").open()))
+    assert len(items) == 120 and list(items[0]) == [name, "score", "label", "prob_positive"]
+    assert items[5][name] == ("u005" if with_id else "5")
+    by_id = {row[name]: row for row in items}
+    assert len(suggested) == 4
+    for row in suggested:  # suggestions are unlabeled items, named as in items.csv
+        assert by_id[row[name]]["label"] == "" and by_id[row[name]]["score"] == row["score"]
+    labeled = [row for row in items if row["label"]]
+    assert all(row["prob_positive"] == row["label"] for row in labeled)
+
+
+def test_threshold_writes_each_items_prediction_by_id(tmp_path, capsys):
+    import csv
+
+    path = _items_csv(tmp_path)
+    out = tmp_path / "t"
+    main(["threshold", str(path), "--score-col", "score", "--label-col", "label", "--model", "platt",
+          "--n-draws", "200", "--min-precision", "0.7", "--out", str(out)])
+    decision = json.loads((out / "threshold.json").read_text())
+    rows = list(csv.DictReader((out / "predictions.csv").open()))
+    assert rows[0]["id"] == "u000" and len(rows) == 120
+    for row in rows:
+        assert row["predicted_positive"] == str(int(float(row["score"]) >= decision["threshold"]))
+
+
+def test_duplicated_ids_are_refused(tmp_path, capsys):
+    path = tmp_path / "dup.csv"
+    path.write_text("key,score\na,0.1\nb,0.5\na,0.9\nc,0.3\n")
+    assert main(["fit", str(path), "--score-col", "score", "--id-col", "key", "--out", str(tmp_path / "o")]) == 2
+    assert "id column 'key' names 1 item(s) more than once (e.g. 'a')" in capsys.readouterr().err
+
+
+def test_item_references_are_stated_in_help():
+    for command in ("fit", "threshold"):
+        text = build_parser()._subparsers._group_actions[0].choices[command].format_help()
+        assert "0-based row index" in " ".join(text.split())
+
+
+def test_demo_and_readme_share_one_seed():
+    """spe demo's defaults: 10 labels picked and the fit seeded by one --seed, as the README's
+    Python example does (np.random.default_rng(1) picks, spe.fit(..., seed=1))."""
+    args = build_parser().parse_args(["demo"])
+    assert args.seed == 1 and args.labels == 10
+    help_text = build_parser()._subparsers._group_actions[0].choices["demo"].format_help()
+    assert "random seed (default: 1)" in " ".join(help_text.split())

@@ -151,7 +151,7 @@ def test_disagreement_needs_disjoint_intervals_of_models_that_carry_weight():
                 "average precision": Estimate("average precision", 0.5, 0.4, 0.6, 0.9, np.zeros(1), np.ones(1))}
 
     apart = {"a": est(0.1, 0.2), "b": est(0.5, 0.7)}
-    assert "a puts the prevalence at 0.150" in disagreement(apart, {"a": 0.5, "b": 0.5})
+    assert "a puts the prevalence at 0.15 [0.10, 0.20]" in disagreement(apart, {"a": 0.5, "b": 0.5})
     assert disagreement({"a": est(0.1, 0.2), "b": est(0.205, 0.7)}, {"a": 0.5, "b": 0.5}) is None  # < MIN_GAP
     assert disagreement(apart, {"a": 0.99, "b": 0.01}) is None  # b carries no weight
     assert disagreement({"a": est(0.1, 0.5), "b": est(0.4, 0.7)}, {"a": 0.5, "b": 0.5}) is None
