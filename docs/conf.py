@@ -33,6 +33,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "matplotlib.sphinxext.plot_directive",
 ]
 highlight_language = "text"  # unlabelled blocks are program output, not Python
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -40,6 +41,40 @@ root_doc = "index"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.codeobj.json"]
 suppress_warnings = ["myst.header"]
+
+# Figures on the user-guide pages are drawn at build time from the code beside them, so they
+# never go stale: matplotlib's plot directive, as ```{plot} or inside ```{eval-rst}.
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_pre_code = "import numpy as np\nimport matplotlib.pyplot as plt\nimport spe"
+
+
+def _plot_directive_in_myst():
+    """Let ```{plot} run in MyST pages. The plot directive hands its output (a figure and
+    the source) back as reStructuredText lines through ``state_machine.insert_input``,
+    which MyST's mock state machine lacks; parse them as MyST parses an eval-rst block."""
+    try:
+        from myst_parser.mdit_to_docutils.base import make_document
+        from myst_parser.mocking import MockRSTParser, MockStateMachine
+    except ImportError:  # another MyST layout: pages use ```{eval-rst} instead
+        return
+    if "insert_input" in vars(MockStateMachine):
+        return
+
+    def insert_input(self, input_lines, source):
+        document = make_document()
+        document["source"] = self.document["source"]
+        document.settings = self.document.settings
+        document.reporter = self.reporter
+        MockRSTParser().parse("\n".join(input_lines), document)
+        self._renderer.current_node.extend(document.children)
+
+    MockStateMachine.insert_input = insert_input
+
+
+_plot_directive_in_myst()
 
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3

@@ -22,6 +22,24 @@ def load_demo() -> tuple[np.ndarray, np.ndarray]:
 
     scikit-learn's digits (1,797 items), the SPE paper's "svm3": ``digits_scores("svm", 3)``
     rounded to 6 decimals and bundled, so the demo needs no scikit-learn.
+
+    Returns
+    -------
+    scores : ndarray of shape (1797,)
+        Linear-SVM margins (higher means "more likely a 3").
+    labels : ndarray of shape (1797,)
+        1.0 for the digit 3, 0.0 for the rest.
+
+    See Also
+    --------
+    digits_scores : the same scores made from scikit-learn's digits, other classifiers too.
+
+    Examples
+    --------
+    >>> from spe.datasets import load_demo
+    >>> scores, labels = load_demo()
+    >>> scores.shape, int(labels.sum())
+    ((1797,), 183)
     """
     with resources.files("spe").joinpath("data", DEMO_FILE).open() as fh:
         rows = list(csv.DictReader(fh))
@@ -48,6 +66,39 @@ def digits_scores(classifier: str = "svm", digit: int = 3, seed: int = 0) -> tup
     ``classifier``: ``"svm"`` (linear SVM margins) or ``"logres"`` (logistic regression
     decision values), both on standardised pixels, or ``"naive_bayes"`` (Gaussian naive
     Bayes probabilities). Every item is scored by a model that did not train on it.
+
+    Parameters
+    ----------
+    classifier : {"svm", "logres", "naive_bayes"}, default="svm"
+        Which classifier scores the items.
+    digit : int, default=3
+        The positive class (0-9).
+    seed : int, default=0
+        Seed of the stratified 5-fold split.
+
+    Returns
+    -------
+    scores : ndarray of shape (1797,)
+    labels : ndarray of shape (1797,)
+        1 for ``digit``, 0 for the rest.
+
+    Raises
+    ------
+    ValueError
+        If ``classifier`` is not one of :data:`DIGITS_CLASSIFIERS`.
+    ImportError
+        If scikit-learn is not installed.
+
+    See Also
+    --------
+    load_demo : the bundled ``digits_scores("svm", 3)``, no scikit-learn needed.
+
+    Examples
+    --------
+    >>> from spe.datasets import digits_scores
+    >>> scores, labels = digits_scores("naive_bayes", digit=8)
+    >>> scores.shape, int(labels.sum())
+    ((1797,), 174)
     """
     if classifier not in DIGITS_CLASSIFIERS:
         raise ValueError(f"classifier must be one of {DIGITS_CLASSIFIERS}, got {classifier!r}")
@@ -71,7 +122,32 @@ def digits_scores(classifier: str = "svm", digit: int = 3, seed: int = 0) -> tup
 
 def digits_top1(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(top-1 confidence, correct) of a 10-class logistic regression, 5-fold out-of-fold:
-    the multiclass route of the method's section 6, where SPE on these estimates accuracy."""
+    the multiclass route of the method's section 6, where SPE on these estimates accuracy.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the stratified 5-fold split.
+
+    Returns
+    -------
+    confidence : ndarray of shape (1797,)
+        The top-1 class probability of each item.
+    correct : ndarray of shape (1797,)
+        1 where the top-1 class is the true one.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed.
+
+    Examples
+    --------
+    >>> from spe.datasets import digits_top1
+    >>> confidence, correct = digits_top1()
+    >>> bool(((confidence > 0.1) & (confidence <= 1)).all()), round(float(correct.mean()), 2)
+    (True, 0.95)
+    """
     X, y = _digits()
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
@@ -85,7 +161,33 @@ def digits_top1(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def digits_probabilities(seed: int = 0) -> tuple[dict, np.ndarray]:
     """({model: (1797, 10) class probabilities}, true classes): a logistic regression,
-    Gaussian naive Bayes and a random forest, 5-fold out-of-fold."""
+    Gaussian naive Bayes and a random forest, 5-fold out-of-fold.
+
+    Several classifiers on the same items, for :func:`spe.fit_many` and
+    :func:`spe.fit_multiclass`.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the 5-fold split and of the random forest.
+
+    Returns
+    -------
+    probabilities : dict of str to ndarray of shape (1797, 10)
+    classes : ndarray of shape (1797,)
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed.
+
+    Examples
+    --------
+    >>> from spe.datasets import digits_probabilities
+    >>> probabilities, classes = digits_probabilities()  # doctest: +SKIP
+    >>> sorted(probabilities), probabilities["naive Bayes"].shape  # doctest: +SKIP
+    (['logistic regression', 'naive Bayes', 'random forest'], (1797, 10))
+    """
     X, y = _digits()
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression

@@ -32,7 +32,19 @@ MATCH_TOLERANCE = 2e-6
 
 @dataclass
 class CellsFit:
-    """Exact posterior draws of the share of positives at each distinct score value."""
+    """Exact posterior draws of the share of positives at each distinct score value.
+
+    Made by :func:`fit_cells`. ``shares`` is (draws, values); ``prob_positive(scores)``
+    looks each score's value up.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_cells
+    >>> fit = fit_cells([0, 0, 1, 1], [0, np.nan, 1, np.nan], n_draws=500, rng=np.random.default_rng(0))
+    >>> fit.values, fit.n_labeled, fit.shares.shape, fit.prob_positive([1, 0, 1]).shape
+    (array([0., 1.]), 2, (500, 2), (500, 3))
+    """
 
     values: np.ndarray  # (K,) distinct scores, ascending
     positives: np.ndarray  # (K,) labeled positives at each value
@@ -103,6 +115,37 @@ def fit_cells(scores, labels, *, n_draws: int, rng, reference=None) -> CellsFit:
     ``scores``/``labels``: the items whose labels are known or NaN (only the labeled ones
     inform the shares). ``reference``: (scores, weights) of every item, whose distinct
     values are the cells (default: ``scores``).
+
+    Returns
+    -------
+    CellsFit
+
+    Raises
+    ------
+    ValueError
+        If the scores have more than :data:`MAX_CELLS` distinct values.
+
+    See Also
+    --------
+    fit_calibration_map : a monotone map for scores with many values.
+
+    Examples
+    --------
+    Hard predictions: 10 labeled items predicted 0 (all negative), 10 predicted 1 (8 positive).
+
+    >>> import numpy as np
+    >>> from spe.calibration import fit_cells
+    >>> predictions = np.r_[np.zeros(100), np.ones(100)]
+    >>> labels = np.full(200, np.nan)
+    >>> labels[:10], labels[100:110] = 0, [1] * 8 + [0] * 2
+    >>> fit = fit_cells(predictions, labels, n_draws=1000, rng=np.random.default_rng(0))
+    >>> fit.positives, fit.negatives, (fit.weights @ fit.shares).round(2)
+    (array([0., 8.]), array([10.,  2.]), array([0.04, 0.77]))
+    >>> fit_cells(np.arange(30.0), np.full(30, np.nan), n_draws=10,
+    ...           rng=np.random.default_rng(0))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the per-value model ('cells') takes scores with at most 20 distinct values; these have 30: ...
     """
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)

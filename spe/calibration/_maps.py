@@ -1,39 +1,9 @@
 """Calibration-form score models: Bayesian monotone maps from a score to P(y = 1).
 
-    logit P(y = 1 | s) = c + sum_j exp(u_j) x_j(s)
-
-The scores themselves are taken as they are (their empirical distribution is the model
-of the score distribution), so only the labels inform the map, and unlabeled items enter
-through their scores when labels are drawn for them. Slopes are exp(u_j) > 0, so every
-map is increasing in the score. Three maps, each a few lines below:
-
-* ``platt``: one feature, x(s) = logit(s) for probability scores (exact 0s and 1s, of
-  which real files hold thousands, sit half-way to the nearest other score, and never
-  beyond 1e-6 of the ends: :func:`rounding_clips`), the standardised score otherwise
-  (Platt 1999);
-* ``beta``: two features, log s and -log(1 - s) for probabilities (beta calibration,
-  Kull, Silva Filho & Flach 2017), which nests Platt (equal slopes) but lets the two ends
-  of the scale be miscalibrated differently; for other scores, the standardised score
-  below and above its median, with a slope each;
-* ``calibrated`` (probability scores only): Platt's feature with a tight prior at "the
-  probabilities are right" (c ~ Normal(0, 0.25), log slope ~ Normal(0, 0.2)). It is the
-  hypothesis a well-calibrated classifier's scores state; pooled with the others (opt-in
-  in ``spe.fit(..., model=["mixture", "spline", "calibrated"])``, default in
-  ``spe.fit_many``), the labels weigh it like any score model.
-
-Priors are Normal on c and on each u_j (for ``spline``, the segments' log slopes are
-jointly Normal with correlation 1/2: each has Platt's prior, and two differ by a factor
-e^1.6 at 90%). For probability scores they are centred on "the
-classifier is calibrated" (c = 0, slopes 1) with the spread of miscalibration seen in
-practice: c ~ Normal(0, 1.5) (a shift of up to e^2.5 in odds at 90%), u_j ~ Normal(0, 1)
-(temperatures 0.2-5 at 90%: deep networks are often over-confident by a factor of 2-3,
-cross-validated or strongly regularised models under-confident). For other scores they
-are weak: c ~ Normal(0, 2) at the median score, u_j ~ Normal(log 2, 1) per standard
-deviation.
-
-The posterior is low-dimensional and close to Gaussian: importance sampling from a
-Student t around the mode (Newton's method, exact gradient and Hessian) with
-Pareto-smoothed weights; with no labels it is the prior, sampled exactly.
+logit P(y = 1 | s) = c + sum_j exp(u_j) x_j(s); only the labels inform it. ``platt``: x = logit(s)
+(probabilities) or the standardised score; ``beta``: (log s, -log(1 - s)), or the score below and
+above its median; ``spline``: Platt's x cut at its quartiles; ``calibrated``: Platt with a tight
+prior at "calibrated". Priors and posterior (Newton mode, Student-t IS, PSIS): the method, 2b.
 """
 
 from __future__ import annotations
@@ -46,9 +16,9 @@ from scipy import special
 from ..sampling import student_t_importance_draws
 from ..scores import PROBABILITY_EPS
 
+#: The calibration maps :func:`fit_calibration_map` fits (besides :data:`NEARLY_CALIBRATED`).
 MAPS = ("platt", "beta", "spline")
-#: Platt's feature with a tight prior at "calibrated": the classifier's own probabilities,
-#: nearly as they are (probability scores only).
+#: Platt's feature with a tight prior at "calibrated" (probability scores only).
 NEARLY_CALIBRATED = "calibrated"
 _MAX_NEWTON = 100
 SPLINE_SEGMENTS = 4
@@ -56,10 +26,17 @@ SPLINE_SEGMENTS = 4
 
 @dataclass(frozen=True)
 class MapPrior:
-    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean + shift_j, u_sd),
-    the log slopes correlated by ``slope_correlation``. ``segment_shifts`` (one per segment
-    of the piecewise map, summing to 0; empty: none) let the segments' typical slopes differ,
-    as a prior learned across classifiers may find (steeper at the top, say)."""
+    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean + shift_j, u_sd), the
+    log slopes correlated by ``slope_correlation``. ``segment_shifts`` (one per segment, summing
+    to 0; empty: none) let the segments' typical slopes differ (steeper at the top, say).
+
+    Examples
+    --------
+    >>> from spe.calibration import MapPrior
+    >>> mean, cov = MapPrior(0.0, 1.5, 0.0, 1.0, slope_correlation=0.5).moments(2)
+    >>> mean.tolist(), cov[1:, 1:].tolist()  # (c, u_1, u_2); the log slopes correlated by 1/2
+    ([0.0, 0.0, 0.0], [[1.0, 0.5], [0.5, 1.0]])
+    """
 
     c_mean: float
     c_sd: float
@@ -87,15 +64,15 @@ class MapPrior:
         return mean, cov
 
 
+#: Prior of a probability score's map: centred on calibrated, temperatures 0.2-5 at 90%.
 CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
-#: "The probabilities are right", up to what one still calls calibrated: odds within a
-#: factor e^0.41 = 1.5 and temperature within 0.72-1.39, each at 90%.
+#: "The probabilities are right": odds within a factor 1.5, temperature 0.72-1.39, at 90%.
 NEARLY_CALIBRATED_PRIOR = MapPrior(0.0, 0.25, 0.0, 0.2)
+#: Prior of other scores' maps, per standard deviation of the score: weak.
 WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
 #: Nearly flat, for summarising a set's likelihood (:func:`likelihood_summary`).
 VERY_WEAK_PRIOR = MapPrior(0.0, 10.0, 0.0, 5.0)
-#: Correlation of the spline's segment log slopes: a segment's temperature may differ
-#: from its neighbour's as much as Platt's temperature varies a priori.
+#: Correlation of the spline's segment log slopes (neighbours differ as Platt's temperature may).
 SPLINE_SLOPE_CORRELATION = 0.5
 
 
@@ -195,14 +172,7 @@ def _quartile_knots(x, w) -> tuple[float, ...]:
 
 
 def rounding_clips(scores) -> tuple[float, float]:
-    """Where probabilities of exactly 0 and 1 sit: half-way to the nearest other score.
-
-    A file's exact 0s and 1s are rounded values (4 decimals, a tree's pure leaves, float
-    saturation), standing for the interval that rounds to them: an exact 1 next to 0.9999
-    says "above 0.99995", next to a tree's 0.9 leaf "above 0.95", not "1 - 1e-6". The
-    clips never come nearer the ends than ``PROBABILITY_EPS``, which is where every score
-    beyond them sits when no other score is nearer the end.
-    """
+    """Exact 0s and 1s sit half-way to the nearest other score, at most ``PROBABILITY_EPS`` from the ends."""
     s = np.asarray(scores, float)
     low, high = PROBABILITY_EPS, 1.0 - PROBABILITY_EPS
     interior = s[(s > 0.0) & (s < 1.0)]
@@ -217,7 +187,17 @@ def rounding_clips(scores) -> tuple[float, float]:
 
 @dataclass
 class CalibrationFit:
-    """Weighted posterior draws of (c, slopes) and the item probabilities they imply."""
+    """Weighted posterior draws of (c, slopes), from :func:`fit_calibration_map`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_calibration_map
+    >>> fit = fit_calibration_map("platt", [0.1, 0.4, 0.6, 0.9], [0, 1, 0, 1], probabilities=True,
+    ...                           n_draws=200, rng=np.random.default_rng(0))
+    >>> fit.name, fit.n_draws, fit.prob_positive([0.5]).shape
+    ('platt', 200, (200, 1))
+    """
 
     features: Features
     prior: MapPrior
@@ -326,9 +306,38 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
                         prior: MapPrior | None = None, reference=None) -> CalibrationFit:
     """Posterior draws of one calibration map from all scores (feature scaling) and the labels.
 
-    ``labels`` are NaN for unlabeled items. ``prior``: the map's prior (default: the
-    hand-set one for the score scale, slopes of the spline correlated). ``reference``: (scores, weights) of every item
-    for the feature scaling, when ``scores`` are not all items (default: ``scores``).
+
+    Parameters
+    ----------
+    form : {"platt", "beta", "spline", "calibrated"}
+    scores, labels : array-like of shape (n,); labels NaN for unlabeled items
+    prior, reference : the map's prior (default: hand-set for the scale); (scores, weights) of all items
+    probabilities : bool
+    n_draws : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    CalibrationFit
+
+    Raises
+    ------
+    ValueError
+        ``form="calibrated"`` with scores that are not probabilities.
+
+    See Also
+    --------
+    fit_cells, spe.mixture.fit_mixture : the other score models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_calibration_map
+    >>> rng = np.random.default_rng(0); scores = rng.uniform(0.01, 0.99, 200)  # calibrated, 40 labeled
+    >>> labels = np.where(np.arange(200) < 40, rng.uniform(size=200) < scores, np.nan)
+    >>> fit = fit_calibration_map("platt", scores, labels, probabilities=True, n_draws=500, rng=rng)
+    >>> fit.n_labeled, sorted(fit.draws()), (fit.weights @ fit.prob_positive([0.2, 0.8])).round(1)
+    (40, ['b', 'c'], array([0.2, 0.8]))
     """
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)
@@ -364,11 +373,16 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
 
 
 def likelihood_summary(form, scores, labels, *, probabilities: bool, reference=None):
-    """The map's log-likelihood of the labels as a Gaussian in its parameters (c, u_1..u_J):
-    ``(features, h, P)`` with log L(u) ~ h'u - u'Pu/2 + const, P the observed information
-    (made positive semi-definite) at the mode under a very weak prior. For learning a prior
-    across many labeled sets (``spe.learned``): with a Normal prior the sets' evidence then
-    has a closed form, and directions the labels do not inform (P ~ 0) stay uninformative.
+    """The labels' log-likelihood as a Gaussian in (c, u_1..u_J): ``(features, h, P)`` with log L(u)
+    ~ h'u - u'Pu/2 + const, P the observed information (made PSD) at the mode under a very weak
+    prior. For learning a prior across sets (``spe.learned``): their evidence has a closed form.
+
+    Examples
+    --------
+    >>> from spe.calibration import likelihood_summary
+    >>> _, h, P = likelihood_summary("platt", [0.1, 0.3, 0.6, 0.9], [0, 1, 0, 1], probabilities=True)
+    >>> h.shape, P.shape  # (c, u) of Platt's map
+    ((2,), (2, 2))
     """
     scores, labels = np.asarray(scores, float), np.asarray(labels, float)
     ref_scores, ref_weights = (scores, None) if reference is None else reference

@@ -21,7 +21,27 @@ FEW_VALUES = 20
 
 def score_kind(scores, probabilities: bool, weights=None) -> str:
     """The kind of ``scores`` (one of :data:`KINDS`); ``weights``: items per score when the
-    scores are group representatives."""
+    scores are group representatives.
+
+    ``"margin"`` for scores that are not probabilities; else ``"few-values"`` (at most
+    :data:`FEW_VALUES` distinct), ``"saturated"`` (at least :data:`SATURATED_SHARE` of the
+    items at exactly 0 or 1) or ``"probability"``.
+
+    See Also
+    --------
+    ClassifierPrior.map_prior : the map prior of a kind.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.learned import score_kind
+    >>> score_kind(np.linspace(0.01, 0.99, 100), probabilities=True)
+    'probability'
+    >>> score_kind(np.r_[np.zeros(20), np.linspace(0.01, 0.99, 80)], probabilities=True)
+    'saturated'
+    >>> score_kind([0.1, 0.5, 0.9], probabilities=True), score_kind([-1.0, 2.0, 3.5], probabilities=False)
+    ('few-values', 'margin')
+    """
     s = np.asarray(scores, float)
     w = np.ones(s.size) if weights is None else np.asarray(weights, float)
     if not probabilities:

@@ -52,6 +52,10 @@ class ClassifierPrior:
     True
     >>> spe.learned.WIDE.map_prior("margin").u_sd
     1.0
+
+    See Also
+    --------
+    learn_prior, default_prior, score_kind
     """
 
     maps: dict
@@ -135,6 +139,18 @@ WIDE = ClassifierPrior(
 @functools.lru_cache(maxsize=1)
 def default_prior() -> ClassifierPrior:
     """The prior spe ships: learned across a corpus of real classification tasks
-    (``benchmarks/corpus``; its provenance in ``meta``). Loaded once."""
+    (``benchmarks/corpus``; its provenance in ``meta``). Loaded once.
+
+    See Also
+    --------
+    learn_prior : the same machinery on your own past evaluations.
+
+    Examples
+    --------
+    >>> from spe.learned import default_prior
+    >>> prior = default_prior()
+    >>> prior.source.startswith("learned from"), prior.n_sets["margin"] > 0
+    (True, True)
+    """
     text = resources.files("spe").joinpath("data", SHIPPED).read_text()
     return ClassifierPrior.from_dict(json.loads(text))

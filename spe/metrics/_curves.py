@@ -24,7 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: Recall grid of :meth:`spe.SPEResult.pr_curve` when none is given: 0, 0.01, ..., 1.
 DEFAULT_RECALL_GRID = np.linspace(0.0, 1.0, 101)
+#: FPR grid of :meth:`spe.SPEResult.roc_curve` when none is given: 0, 0.01, ..., 1.
 DEFAULT_FPR_GRID = np.linspace(0.0, 1.0, 101)
 
 
@@ -90,7 +92,21 @@ class Estimate:
     """A scalar posterior: its median (the point estimate) and equal-tailed credible interval.
 
     ``value`` is the posterior median; ``mean`` the posterior mean; ``draws`` and
-    ``weights`` the weighted draws both come from.
+    ``weights`` the weighted draws both come from. ``float(estimate)`` is ``value``.
+
+    See Also
+    --------
+    spe.SPEResult.average_precision, spe.SPEResult.auroc : return one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.metrics import Estimate
+    >>> ap = Estimate.from_draws("AP", np.array([0.7, 0.8, 0.9, 0.85, 0.75]), np.full(5, 0.2), level=0.9)
+    >>> ap
+    AP: 0.8 [90% 0.7, 0.9]
+    >>> float(ap), round(ap.mean, 3)
+    (0.8, 0.8)
     """
 
     name: str
@@ -124,7 +140,20 @@ class Estimate:
 
 @dataclass
 class CurveBand:
-    """A curve y(x) on a grid: pointwise posterior median, band, and the per-draw curves."""
+    """A curve y(x) on a grid: pointwise posterior median, band, and the per-draw curves.
+
+    The base of :class:`PRCurve` and :class:`ROCCurve`; ``draws`` is (M, grid size),
+    ``kind`` ``"sample"`` or ``"population"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.metrics import CurveBand
+    >>> curve = CurveBand.from_draws(np.array([0.0, 1.0]), np.array([[0.2, 0.4], [0.4, 0.8]]),
+    ...                              np.array([0.5, 0.5]), 0.9, "sample")
+    >>> curve.y, curve.upper
+    (array([0.2, 0.4]), array([0.4, 0.8]))
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -146,7 +175,26 @@ class CurveBand:
 
 
 class PRCurve(CurveBand):
-    """Precision on a recall grid: ``recall``, ``precision``, ``lower``, ``upper``, ``draws``."""
+    """Precision on a recall grid: ``recall``, ``precision``, ``lower``, ``upper``, ``draws``.
+
+    See Also
+    --------
+    spe.SPEResult.pr_curve : makes one from a fit.
+    exact_precision_at_recall : the same convention for fully labeled items.
+
+    Examples
+    --------
+    Three equally weighted draws of precision on a three-point recall grid:
+
+    >>> import numpy as np
+    >>> from spe.metrics import PRCurve
+    >>> draws = np.array([[1.0, 0.8, 0.5], [1.0, 0.9, 0.6], [1.0, 0.7, 0.4]])
+    >>> pr = PRCurve.from_draws(np.array([0.0, 0.5, 1.0]), draws, np.full(3, 1 / 3), 0.9, "sample")
+    >>> pr.precision, pr.lower, pr.upper
+    (array([1. , 0.8, 0.5]), array([1. , 0.7, 0.4]), array([1. , 0.9, 0.6]))
+    >>> round(pr.area_between([1.0, 1.0, 1.0]), 3)  # against a perfect curve (trapezoid rule)
+    0.225
+    """
 
     @property
     def recall(self):
@@ -158,7 +206,21 @@ class PRCurve(CurveBand):
 
 
 class ROCCurve(CurveBand):
-    """TPR on an FPR grid: ``fpr``, ``tpr``, ``lower``, ``upper``, ``draws``."""
+    """TPR on an FPR grid: ``fpr``, ``tpr``, ``lower``, ``upper``, ``draws``.
+
+    See Also
+    --------
+    spe.SPEResult.roc_curve : makes one from a fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.metrics import ROCCurve
+    >>> draws = np.array([[0.0, 0.7, 1.0], [0.0, 0.9, 1.0]])
+    >>> roc = ROCCurve.from_draws(np.array([0.0, 0.5, 1.0]), draws, np.full(2, 0.5), 0.9, "sample")
+    >>> roc.fpr, roc.tpr
+    (array([0. , 0.5, 1. ]), array([0. , 0.7, 1. ]))
+    """
 
     @property
     def fpr(self):

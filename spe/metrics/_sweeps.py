@@ -24,6 +24,23 @@ class Sweep:
     group in ascending score order; ``totals`` is (G,) items per group, or (M, G) item
     weights per draw (a Bayesian bootstrap of the items: ``_population``),
     in which case ``predicted`` and ``n_items`` are per draw too.
+
+    See Also
+    --------
+    labeled_sweep : the sweep of fully labeled items.
+
+    Examples
+    --------
+    Two draws over three score groups of two items each (ascending score):
+
+    >>> import numpy as np
+    >>> from spe.metrics import Sweep, sample_average_precision
+    >>> sweep = Sweep(np.array([[0, 1, 2], [1, 1, 1]]), np.array([2, 2, 2]))
+    >>> sweep.n_pos, sweep.tp  # true positives as the threshold moves down
+    (array([3, 3]), array([[2, 3, 3],
+           [1, 2, 3]]))
+    >>> sample_average_precision(sweep).round(3)
+    array([0.917, 0.5  ])
     """
 
     def __init__(self, pos, totals):
@@ -91,12 +108,30 @@ def sample_tpr_at_fpr(sweep: Sweep, grid):
 
 
 def sample_average_precision(sweep: Sweep):
+    """Average precision per draw: sum over thresholds of (recall gain) x precision.
+
+    Examples
+    --------
+    >>> from spe.metrics import labeled_sweep, sample_average_precision
+    >>> sweep = labeled_sweep([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0])
+    >>> sample_average_precision(sweep).round(4)  # (1 + 1 + 3/4) / 3
+    array([0.9167])
+    """
     recall = sweep.recall()
     gain = np.diff(recall, axis=1, prepend=0.0)
     return np.sum(gain * sweep.precision(), axis=1)
 
 
 def sample_auroc(sweep: Sweep):
+    """Area under the ROC curve per draw (trapezoid rule: ties count 1/2); 0.5 for a draw
+    with no positive or no negative.
+
+    Examples
+    --------
+    >>> from spe.metrics import labeled_sweep, sample_auroc
+    >>> sample_auroc(labeled_sweep([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0])).round(4)  # 8 of 9 pairs
+    array([0.8889])
+    """
     m = sweep.tp.shape[0]
     fpr = np.hstack([np.zeros((m, 1)), sweep.fpr()])
     tpr = np.hstack([np.zeros((m, 1)), sweep.recall()])
@@ -106,6 +141,14 @@ def sample_auroc(sweep: Sweep):
 
 
 def sample_max_f1(sweep: Sweep):
+    """Largest F1 over thresholds, per draw.
+
+    Examples
+    --------
+    >>> from spe.metrics import labeled_sweep, sample_max_f1
+    >>> sample_max_f1(labeled_sweep([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0])).round(4)
+    array([0.8571])
+    """
     p, r = sweep.precision(), sweep.recall()
     with np.errstate(invalid="ignore", divide="ignore"):
         f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
@@ -114,7 +157,28 @@ def sample_max_f1(sweep: Sweep):
 
 # ---- exact curves from known labels (truth, the naive labels-only baseline) ----------
 def labeled_sweep(scores, labels) -> Sweep:
-    """The exact sweep for items whose labels are all known."""
+    """The exact sweep for items whose labels are all known.
+
+    Raises
+    ------
+    ValueError
+        If a label is missing or the shapes differ.
+
+    See Also
+    --------
+    sample_average_precision, sample_auroc, sample_max_f1 : metrics read off a sweep.
+
+    Examples
+    --------
+    >>> from spe.metrics import labeled_sweep
+    >>> sweep = labeled_sweep([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0])
+    >>> sweep.n_items, sweep.n_pos
+    (6, array([3.]))
+    >>> labeled_sweep([0.2, 0.7], [1, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: exact curves need a label for every score
+    """
     scores = np.asarray(scores, float)
     labels = np.asarray(labels, float)
     if scores.shape != labels.shape or np.isnan(labels).any():
@@ -133,11 +197,43 @@ def exact_precision_at_recall(scores, labels, recall=None):
     """Precision at each recall for fully labeled items (same convention as SPE).
 
     With no positive among the labels, precision is 0 at every recall.
+
+    Raises
+    ------
+    ValueError
+        If a label is missing, or a recall lies outside [0, 1].
+
+    See Also
+    --------
+    PRCurve : the posterior version, with a band.
+
+    Examples
+    --------
+    >>> from spe.metrics import exact_precision_at_recall
+    >>> exact_precision_at_recall([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0], recall=[0.5, 1.0])
+    array([1.  , 0.75])
     """
     grid = check_grid(recall, DEFAULT_RECALL_GRID, "recall")
     return sample_precision_at_recall(labeled_sweep(scores, labels), grid)[0]
 
 
 def exact_tpr_at_fpr(scores, labels, fpr=None):
+    """TPR at each FPR for fully labeled items: at the lowest threshold whose FPR <= f.
+
+    Raises
+    ------
+    ValueError
+        If a label is missing, or an FPR lies outside [0, 1].
+
+    See Also
+    --------
+    ROCCurve : the posterior version, with a band.
+
+    Examples
+    --------
+    >>> from spe.metrics import exact_tpr_at_fpr
+    >>> exact_tpr_at_fpr([0.9, 0.8, 0.7, 0.6, 0.4, 0.3], [1, 1, 0, 1, 0, 0], fpr=[0.0, 0.5]).round(3)
+    array([0.667, 1.   ])
+    """
     grid = check_grid(fpr, DEFAULT_FPR_GRID, "fpr")
     return sample_tpr_at_fpr(labeled_sweep(scores, labels), grid)[0]

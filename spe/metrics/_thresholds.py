@@ -127,7 +127,26 @@ def holds(rates: Rates, constraints: dict) -> np.ndarray:
 
 @dataclass
 class ThresholdDecision:
-    """A chosen threshold and what the posterior says about it."""
+    """A chosen threshold and what the posterior says about it.
+
+    ``probability``: the posterior probability that the constraints hold at ``threshold``
+    (predict positive when score >= threshold); ``feasible``: whether it reached
+    ``confidence``; ``expected_*``: posterior means at that threshold; ``rule``: how it was
+    picked among the qualifying thresholds.
+
+    See Also
+    --------
+    spe.SPEResult.choose_threshold, spe.SPEResult.best_fbeta_threshold, spe.SPEResult.min_cost_threshold
+
+    Examples
+    --------
+    >>> from spe.metrics import ThresholdDecision
+    >>> ThresholdDecision(threshold=0.34, probability=0.906, feasible=True, rule="highest expected recall",
+    ...                   expected_precision=0.682, expected_recall=0.856, expected_fpr=0.529,
+    ...                   confidence=0.9, constraints={"min_precision": 0.6})
+    threshold 0.34: P(min_precision=0.6) = 0.906
+      expected precision 0.682, recall 0.856, FPR 0.529 (sample; rule: highest expected recall)
+    """
 
     threshold: float
     probability: float

@@ -29,7 +29,33 @@ SEARCH_GROUPS = 256
 
 @dataclass
 class MixtureFit:
-    """A fitted (possibly coarsened) mixture and its posterior draws."""
+    """A fitted (possibly coarsened) mixture and its posterior draws.
+
+    Made by :func:`fit_mixture` (see its Examples); the score-model interface (``weights``,
+    ``prob_positive``, ``draws``, ``describe``) is what :func:`spe.pooling.combine` pools.
+
+    Attributes
+    ----------
+    map_fit : MapFit
+        The chosen families' MAP (under zeta when coarsened).
+    selection : list
+        One row per family pair tried: log-likelihood, BIC, error.
+    posterior : Posterior
+    misfit : Misfit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.mixture import fit_mixture
+    >>> from spe.scores import prepare
+    >>> rng = np.random.default_rng(1)
+    >>> y = rng.uniform(size=300) < 0.5
+    >>> scores = np.where(y, rng.normal(3, 1, 300), rng.normal(0, 1, 300))
+    >>> data = prepare(scores, np.r_[y[:10], np.full(290, np.nan)])  # the first 10 labeled
+    >>> fit = fit_mixture(data, families="truncnorm", n_draws=300, rng=rng)
+    >>> fit.name, fit.n_draws, sorted(fit.draws())
+    ('mixture', 300, ['neg.mu', 'neg.sigma', 'pi', 'pos.mu', 'pos.sigma'])
+    """
 
     data: ScoreData
     map_fit: MapFit
@@ -105,6 +131,54 @@ def fit_mixture(data: ScoreData, *, families="auto", prior=None, coarsen=True, n
 
     ``bar``: a progress bar (:func:`spe._util.progress.stage_bar`) advanced once per family
     pair, once for the coarsened refit and once for sampling.
+
+    Parameters
+    ----------
+    data : spe.scores.ScoreData
+        From :func:`spe.scores.prepare`.
+    families : str, pair or list, default="auto"
+        See :func:`candidate_pairs`.
+    prior : dict, optional
+        Prior overrides (see :class:`MixtureModel`).
+    coarsen : bool, default=True
+        Raise the unlabeled likelihood to zeta when the marginal misfits (:class:`Misfit`).
+    n_draws : int, default=1000
+    rng : numpy.random.Generator
+    inference : {"auto", "is", "emcee"}, default="auto"
+        See :func:`sample_posterior`.
+
+    Returns
+    -------
+    MixtureFit
+
+    Raises
+    ------
+    FitError
+        If no family pair could be fitted.
+    ValueError
+        For an unknown family or ``inference``.
+
+    See Also
+    --------
+    spe.fit : pools this with a calibration map.
+    spe.calibration.fit_calibration_map : the other kind of score model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.uniform(size=400) < 0.3  # 30% positives, scores N(2, 1) vs N(0, 1), 20 labeled
+    >>> scores = np.where(y, rng.normal(2, 1, 400), rng.normal(0, 1, 400))
+    >>> data = prepare(scores, np.where(np.arange(400) < 20, y, np.nan))
+    >>> from spe.mixture import fit_mixture
+    >>> fit = fit_mixture(data, families="truncnorm", n_draws=500, rng=rng)
+    >>> fit.map_fit.model.spec, fit.posterior.method
+    (('truncnorm', 'truncnorm'), 'importance sampling')
+    >>> fit.misfit.verdict()
+    'the mixture fits the score distribution within sampling noise'
+    >>> (fit.weights @ fit.prob_positive([0.0, 2.0])).round(1)  # P(y = 1 | score)
+    array([0.1, 0.8])
     """
     bar = bar if bar is not None else NO_BAR
     pairs = candidate_pairs(families, open_scale=data.frame.transform == "logit")

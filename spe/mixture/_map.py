@@ -58,7 +58,15 @@ class StartResult:
 
 @dataclass
 class MapFit:
-    """The MAP of one mixture model, with every start kept for inspection."""
+    """The MAP of one mixture model, with every start kept for inspection.
+
+    Made by :func:`fit_map`; ``theta`` holds the natural parameters (``params`` by name),
+    ``u`` the unconstrained ones, ``starts`` every L-BFGS-B run.
+
+    Examples
+    --------
+    See :func:`fit_map`.
+    """
 
     model: MixtureModel
     u: np.ndarray
@@ -280,6 +288,34 @@ def fit_map(model: MixtureModel, data: ScoreData, *, maxiter: int = 500, starts=
     ``search_data``: a pooled copy of ``data`` (:func:`spe.scores.pooled`) on which the
     starts run (with forward-difference gradients); the best is then polished on ``data``
     (central differences), so the MAP is that of ``data``.
+
+    Returns
+    -------
+    MapFit
+
+    Raises
+    ------
+    FitError
+        If no start ends with the positive component above the negative one.
+
+    See Also
+    --------
+    select_families : fits several family pairs and keeps the lowest BIC.
+    sample_posterior : draws around the MAP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.uniform(size=400) < 0.3  # 30% positives, scores N(2, 1) vs N(0, 1), 20 labeled
+    >>> scores = np.where(y, rng.normal(2, 1, 400), rng.normal(0, 1, 400))
+    >>> data = prepare(scores, np.where(np.arange(400) < 20, y, np.nan))
+    >>> from spe.mixture import MixtureModel, fit_map, get_component
+    >>> model = MixtureModel(get_component("truncnorm"), get_component("truncnorm"), bounded=True)
+    >>> mode = fit_map(model, data)
+    >>> {name: round(value, 2) for name, value in mode.params.items()}  # on the unit frame
+    {'pi': 0.29, 'neg.mu': 0.39, 'neg.sigma': 0.12, 'pos.mu': 0.66, 'pos.sigma': 0.16}
     """
     scale = float(data.n_items)
     search = data if search_data is None else search_data

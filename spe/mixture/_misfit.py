@@ -39,6 +39,19 @@ class Misfit:
     excess : max(0, kl - null_kl): the discrepancy sampling noise does not explain.
     zeta : power on the unlabeled likelihood, 1 / (1 + N excess).
     n_bins, n_items : the binning and the number of scores.
+
+    See Also
+    --------
+    fit_mixture : measures it after the plain fit and coarsens by ``zeta``.
+
+    Examples
+    --------
+    >>> from spe.mixture import Misfit
+    >>> misfit = Misfit(kl=0.0178, null_kl=0.0149, excess=0.0029, zeta=0.161, n_bins=44, n_items=1797)
+    >>> round(misfit.effective_items)
+    289
+    >>> misfit.verdict()
+    'the mixture misses the score distribution by more than sampling noise; its unlabeled scores count as ~289 of 1797'
     """
 
     kl: float

@@ -65,6 +65,21 @@ class MixtureModel:
         zeta of the coarsened posterior (1: the plain posterior).
     bounded : bool
         Truncate each component to the unit frame (scores on a bounded frame).
+
+    See Also
+    --------
+    get_component, fit_map
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.mixture import MixtureModel, get_component
+    >>> model = MixtureModel(get_component("gamma"), get_component("truncnorm"), bounded=True)
+    >>> model, model.n_params
+    (MixtureModel(neg='gamma', pos='truncnorm'), 5)
+    >>> theta = np.array([[0.3, 2.0, 0.1, 0.7, 0.1]])  # pi, neg.k, neg.theta, pos.mu, pos.sigma
+    >>> model.prob_positive(theta, np.array([0.2, 0.8])).round(2)  # at unit scores 0.2 and 0.8
+    array([[0.  , 0.97]])
     """
 
     def __init__(self, neg: Component, pos: Component, prior=None, unlabeled_power=1.0, bounded=False):

@@ -51,6 +51,10 @@ class Posterior:
     adaptations : proposals adapted to the weighted draws after the first (see
         :func:`importance_sample`); the draws of all of them are kept.
     chains : (steps, walkers, d) retained emcee chain in the unconstrained space, if any.
+
+    Examples
+    --------
+    See :func:`sample_posterior`.
     """
 
     names: list
@@ -258,6 +262,38 @@ def sample_posterior(fit: MapFit, data: ScoreData, *, n_draws, rng, inference="a
     ``pooled_data``: a pooled copy of ``data`` (:func:`spe.scores.pooled`); when given, the
     fallback chain runs on it and is reweighted to ``data`` (:func:`reweighted_chain`),
     and runs on ``data`` itself only if that correction is unreliable.
+
+    Returns
+    -------
+    Posterior
+
+    Raises
+    ------
+    ValueError
+        If ``inference`` is not ``"auto"``, ``"is"`` or ``"emcee"``.
+
+    Warns
+    -----
+    SamplingWarning
+        When the importance weights are unreliable (Pareto k-hat > 0.7).
+
+    See Also
+    --------
+    spe.sampling.adaptive_importance_draws, spe.sampling.psis
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.uniform(size=400) < 0.3  # 30% positives, scores N(2, 1) vs N(0, 1), 20 labeled
+    >>> scores = np.where(y, rng.normal(2, 1, 400), rng.normal(0, 1, 400))
+    >>> data = prepare(scores, np.where(np.arange(400) < 20, y, np.nan))
+    >>> from spe.mixture import MixtureModel, fit_map, get_component, sample_posterior
+    >>> model = MixtureModel(get_component("truncnorm"), get_component("truncnorm"), bounded=True)
+    >>> post = sample_posterior(fit_map(model, data), data, n_draws=500, rng=rng)
+    >>> post.method, post.names, bool(post.khat <= 0.7)
+    ('importance sampling', ['pi', 'neg.mu', 'neg.sigma', 'pos.mu', 'pos.sigma'], True)
     """
     if inference not in ("auto", "is", "emcee"):
         raise ValueError(f"inference must be 'auto', 'is' or 'emcee', got {inference!r}")

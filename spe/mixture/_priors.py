@@ -5,6 +5,21 @@ frozen ``scipy.stats`` objects) only because the log posterior is evaluated
 hundreds of times during a fit and scipy's per-call overhead would dominate; every
 one is tested against its scipy twin. Any object with a vectorised ``logpdf`` method,
 including a frozen scipy distribution, can be passed as a prior.
+
+Examples
+--------
+>>> import numpy as np
+>>> from spe.mixture import priors
+>>> priors.Normal(0.0, 1.0).logpdf(np.array([0.0])).round(4)
+array([-0.9189])
+>>> priors.DEFAULT_PI_PRIOR  # the class balance: uniform
+Beta(a=1.0, b=1.0)
+
+A prior for one parameter of a :class:`spe.mixture.MixtureModel`:
+
+>>> from spe.mixture import MixtureModel, get_component
+>>> model = MixtureModel(get_component("truncnorm"), get_component("truncnorm"),
+...                      prior={"pi": priors.Beta(1.0, 9.0)})  # positives are rare
 """
 
 from __future__ import annotations

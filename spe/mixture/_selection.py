@@ -52,6 +52,24 @@ def candidate_pairs(families, open_scale=False) -> list[tuple[str, str]]:
 
     ``"auto"`` means truncated Normal and Gamma on a bounded frame, and Normal and
     skew-normal on an open scale (``open_scale=True``: the logit of probabilities).
+    ``"all"`` pairs every family; one name serves both classes (in its natural orientation);
+    two names are a (negative, positive) pair; more names are paired every way; a list of
+    pairs is taken as given.
+
+    Raises
+    ------
+    ValueError
+        For an unknown family name or a ``families`` that cannot be read.
+    TypeError
+        If ``families`` is neither a name, a Family, nor a sequence of them.
+
+    Examples
+    --------
+    >>> from spe.mixture import candidate_pairs
+    >>> candidate_pairs("auto")
+    [('truncnorm', 'truncnorm'), ('truncnorm', 'gamma-reflected'), ('gamma', 'truncnorm'), ('gamma', 'gamma-reflected')]
+    >>> candidate_pairs("auto", open_scale=True)[:2]
+    [('normal', 'normal'), ('normal', 'skewnorm')]
     """
     if not isinstance(families, str) and not isinstance(families, (list, tuple)):
         try:
@@ -91,6 +109,28 @@ def select_families(data: ScoreData, pairs, prior=None, on_pair=None, **fit_kwar
     """Fit every pair; pick the lowest BIC. Returns (best MapFit, selection table rows).
 
     ``on_pair``: called with no argument after each pair (a progress bar's ``update``).
+
+    Raises
+    ------
+    FitError
+        If every pair failed.
+
+    See Also
+    --------
+    candidate_pairs, fit_map
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.scores import prepare
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.uniform(size=400) < 0.3  # 30% positives, scores N(2, 1) vs N(0, 1), 20 labeled
+    >>> scores = np.where(y, rng.normal(2, 1, 400), rng.normal(0, 1, 400))
+    >>> data = prepare(scores, np.where(np.arange(400) < 20, y, np.nan))
+    >>> from spe.mixture import candidate_pairs, select_families
+    >>> best, rows = select_families(data, candidate_pairs("auto"))
+    >>> best.model.spec, len(rows)
+    (('truncnorm', 'truncnorm'), 4)
     """
     n = data.n_items
     rows, fits = [], []

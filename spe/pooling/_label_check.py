@@ -37,7 +37,30 @@ MIN_PER_CLASS = 3
 
 @dataclass(frozen=True)
 class LabelCheck:
-    """Observed positives among the labeled items against one model's prediction."""
+    """Observed positives among the labeled items against one model's prediction.
+
+    Attributes
+    ----------
+    n_labeled, observed : int
+        Labeled items, and the positives among them.
+    expected, lower, upper : float
+        The model's predictive mean and ``level`` interval of ``observed``.
+    p_value : float
+        Two-sided posterior predictive p-value.
+
+    See Also
+    --------
+    check_labels : makes it.
+
+    Examples
+    --------
+    >>> from spe.pooling import LabelCheck
+    >>> check = LabelCheck(n_labeled=40, observed=22, expected=22.3, lower=16, upper=28, p_value=1.0)
+    >>> check.verdict
+    'not contradicted by the labels'
+    >>> LabelCheck(n_labeled=10, observed=9, expected=1.2, lower=0, upper=3, p_value=0.001).verdict
+    'contradicted by the labels'
+    """
 
     n_labeled: int
     observed: int
@@ -79,6 +102,32 @@ def check_labels(fit, scores, labels, rng, level=0.9) -> LabelCheck:
 
     ``fit``: a score model's fit (weighted draws with ``prob_positive(scores, draws)``);
     ``scores``, ``labels``: the labeled items (labels 0/1).
+
+    Returns
+    -------
+    LabelCheck
+
+    Raises
+    ------
+    ValueError
+        If there are no labeled items.
+
+    See Also
+    --------
+    warn_if_contradicted
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_calibration_map
+    >>> from spe.pooling import check_labels
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.uniform(0.01, 0.99, 200)
+    >>> labels = np.where(np.arange(200) < 40, rng.uniform(size=200) < scores, np.nan)
+    >>> fit = fit_calibration_map("platt", scores, labels, probabilities=True, n_draws=400, rng=rng)
+    >>> known = ~np.isnan(labels)
+    >>> check_labels(fit, scores[known], labels[known], rng).verdict
+    'not contradicted by the labels'
     """
     labels = np.asarray(labels, float)
     if labels.size == 0:
@@ -94,7 +143,25 @@ def check_labels(fit, scores, labels, rng, level=0.9) -> LabelCheck:
 
 
 def warn_if_contradicted(checks: dict, model_weights: dict):
-    """Warn about every contradicted model that still carries weight in the pool."""
+    """Warn about every contradicted model that still carries weight in the pool.
+
+    A model is warned about when its p-value is below 0.01 and its weight at least 0.1.
+
+    Warns
+    -----
+    LabelCheckWarning
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from spe.pooling import LabelCheck, warn_if_contradicted
+    >>> bad = LabelCheck(n_labeled=10, observed=9, expected=1.2, lower=0, upper=3, p_value=0.001)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_contradicted({"mixture": bad}, {"mixture": 0.8, "spline": 0.2})
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    score model 'mixture' (weight 0.80) is contradicted by the labels: 9 of 10 labeled items are positive, ...
+    """
     for name, check in checks.items():
         if check.p_value < CONTRADICTED and model_weights.get(name, 0.0) >= WARN_WEIGHT:
             warnings.warn(f"score model {name!r} (weight {model_weights[name]:.2f}) is contradicted by the labels: "

@@ -15,7 +15,22 @@ from ..scores import ScoreData
 
 
 def draw_positive_counts(group_prob, data: ScoreData, rng) -> np.ndarray:
-    """(M, G) integer array: positives per group under each draw of ``group_prob`` (M, G)."""
+    """(M, G) integer array: positives per group under each draw of ``group_prob`` (M, G).
+
+    Each group's labeled positives plus Binomial(unlabeled items, P(y = 1 | group)).
+
+    Examples
+    --------
+    100 distinct scores, the first 5 labeled positive, the rest unlabeled at P = 1/2:
+
+    >>> import numpy as np
+    >>> from spe.pooling import draw_positive_counts
+    >>> from spe.scores import prepare
+    >>> data = prepare(np.arange(100.0), np.r_[np.ones(5), np.full(95, np.nan)])
+    >>> counts = draw_positive_counts(np.full((3, 100), 0.5), data, np.random.default_rng(0))
+    >>> counts.shape, counts[:, :5].tolist()
+    ((3, 100), [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]])
+    """
     prob = np.clip(np.atleast_2d(group_prob), 0.0, 1.0)
     several = np.flatnonzero(data.n_unlabeled > 1)
     several_prob = prob[:, several]

@@ -26,14 +26,45 @@ LOO_DRAWS = 1000
 
 
 def systematic_resample(weights, n, rng) -> np.ndarray:
-    """n indices drawn in proportion to ``weights`` with one uniform (low variance)."""
+    """n indices drawn in proportion to ``weights`` with one uniform (low variance).
+
+    Parameters
+    ----------
+    weights : array-like of shape (M,)
+        Normalised weights.
+    n : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Indices into ``weights``, ascending.
+
+    See Also
+    --------
+    allocate : deterministic integer shares.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.pooling import systematic_resample
+    >>> systematic_resample(np.array([0.5, 0.25, 0.25]), 8, np.random.default_rng(0))
+    array([0, 0, 0, 0, 1, 1, 2, 2])
+    """
     positions = (rng.random() + np.arange(n)) / n
     idx = np.searchsorted(np.cumsum(weights), positions)
     return np.minimum(idx, len(weights) - 1)
 
 
 def allocate(weights, n) -> np.ndarray:
-    """Integer shares of n proportional to weights (largest remainder)."""
+    """Integer shares of n proportional to weights (largest remainder).
+
+    Examples
+    --------
+    >>> from spe.pooling import allocate
+    >>> allocate([0.5, 0.3, 0.2], 7)
+    array([4, 2, 1])
+    """
     raw = np.asarray(weights, float) * n
     out = np.floor(raw).astype(int)
     out[np.argsort(raw - out)[::-1][: n - out.sum()]] += 1
@@ -51,6 +82,28 @@ class LabelPosterior:
     weighting : how ``model_weights`` were obtained.
     source : (M,) index into ``fits`` of each draw; ``draw`` (M,) the draw within it.
     weights : (M,) normalised weights of the pooled draws.
+
+    See Also
+    --------
+    combine : builds it from score-model fits.
+    spe.calibration.calibrate : recalibrated probabilities from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_calibration_map
+    >>> from spe.pooling import combine
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.uniform(0.01, 0.99, 200)
+    >>> labels = np.where(np.arange(200) < 40, rng.uniform(size=200) < scores, np.nan)
+    >>> fits = {form: fit_calibration_map(form, scores, labels, probabilities=True, n_draws=400, rng=rng)
+    ...         for form in ("platt", "spline")}
+    >>> known = ~np.isnan(labels)
+    >>> pool = combine(fits, scores[known], labels[known], n_draws=1000, rng=rng)
+    >>> pool.n_draws, pool.prob_positive([0.2, 0.8]).shape
+    (1000, (1000, 2))
+    >>> pool.mean_prob_positive([0.2, 0.8]).round(1)
+    array([0.2, 0.8])
     """
 
     fits: dict
@@ -97,7 +150,48 @@ def _loo_log_likelihood(fit, scores, labels, rng):
 
 def combine(fits: dict, labeled_scores, labels, *, n_draws: int, rng, prior_weights=None,
             method: str = "BB-pseudo-BMA") -> LabelPosterior:
-    """Pool score models into one :class:`LabelPosterior` (see the module docstring)."""
+    """Pool score models into one :class:`LabelPosterior` (see the module docstring).
+
+    Parameters
+    ----------
+    fits : dict of str to score-model fit
+        E.g. :func:`spe.mixture.fit_mixture` and :func:`spe.calibration.fit_calibration_map` results.
+    labeled_scores, labels : array-like of shape (L,)
+        The labeled items (labels 0/1); empty for none.
+    n_draws : int
+    rng : numpy.random.Generator
+    prior_weights : dict of str to float, optional
+        Prior weight of each model (equal by default).
+    method : {"BB-pseudo-BMA", "stacking"}, default="BB-pseudo-BMA"
+
+    Returns
+    -------
+    LabelPosterior
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown.
+
+    See Also
+    --------
+    stacking_weights : the weights from the leave-one-out densities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import fit_calibration_map
+    >>> from spe.pooling import combine
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.uniform(0.01, 0.99, 200)
+    >>> labels = np.where(np.arange(200) < 40, rng.uniform(size=200) < scores, np.nan)
+    >>> fits = {form: fit_calibration_map(form, scores, labels, probabilities=True, n_draws=400, rng=rng)
+    ...         for form in ("platt", "spline")}
+    >>> known = ~np.isnan(labels)
+    >>> pool = combine(fits, scores[known], labels[known], n_draws=1000, rng=rng)
+    >>> pool.weighting, sorted(pool.model_weights)
+    ('BB-pseudo-BMA of LOO predictive densities on 40 labels', ['platt', 'spline'])
+    """
     names = list(fits)
     if len(names) == 1:
         fit = fits[names[0]]

@@ -16,6 +16,8 @@ from scipy import optimize, stats
 from ..exceptions import SamplingWarning
 from ._psis import psis
 
+#: Pareto k-hat above which importance weights are not trusted (Vehtari et al.): the
+#: proposal adapts, then a fallback (MCMC) or a :class:`SamplingWarning` follows.
 KHAT_THRESHOLD = 0.7
 
 
@@ -69,7 +71,36 @@ _DENSITIES = {
 
 
 class Proposal:
-    """A proposal density on the unconstrained space (``form``: one of :data:`PROPOSALS`)."""
+    """A proposal density on the unconstrained space.
+
+    Parameters
+    ----------
+    form : {"student_t", "laplace", "diagonal"}
+        ``"student_t"``: a multivariate Student t with 5 degrees of freedom (heavier tails
+        than the posterior near its mode); ``"laplace"`` and ``"diagonal"``: a Normal.
+    mean : ndarray of shape (d,)
+    cov : ndarray of shape (d, d)
+        Covariance (the scale matrix of the Student t).
+
+    Raises
+    ------
+    KeyError
+        If ``form`` is not one of the three.
+
+    See Also
+    --------
+    adaptive_importance_draws : draws from a proposal and adapts it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.sampling import Proposal
+    >>> q = Proposal("student_t", np.zeros(2), np.eye(2))
+    >>> q.sample(3, np.random.default_rng(0)).shape
+    (3, 2)
+    >>> q.logpdf(np.zeros((1, 2))).round(3)
+    array([-1.838])
+    """
 
     def __init__(self, form, mean, cov):
         self.form = form
@@ -94,8 +125,42 @@ def adaptive_importance_draws(log_target, first: Proposal, n_draws, rng, adaptat
     Guibas 1995, Cornuet et al. 2012), which keeps the estimator consistent whatever the
     adapted proposals are.
 
-    ``log_target(u)``: unnormalised log density of the (M, d) rows, -inf off the support.
-    Returns draws (M, d), Pareto-smoothed normalised weights, k-hat, adaptations used.
+    Parameters
+    ----------
+    log_target : callable
+        ``log_target(u)``: unnormalised log density of the (M, d) rows, -inf off the support.
+    first : Proposal
+        The first proposal (usually a Student t around the mode).
+    n_draws : int
+        Draws per proposal.
+    rng : numpy.random.Generator
+    adaptations : int, default=4
+        Most adapted proposals added.
+
+    Returns
+    -------
+    draws : ndarray of shape (M, d)
+    weights : ndarray of shape (M,)
+        Pareto-smoothed, normalised.
+    khat : float
+    adaptations_used : int
+
+    See Also
+    --------
+    psis, student_t_importance_draws
+
+    Examples
+    --------
+    A Normal target centred at (1, -1), proposed from a Student t at the origin:
+
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from spe.sampling import Proposal, adaptive_importance_draws
+    >>> target = stats.multivariate_normal(mean=[1, -1], cov=np.eye(2)).logpdf
+    >>> first = Proposal("student_t", np.zeros(2), np.eye(2))
+    >>> u, w, khat, used = adaptive_importance_draws(target, first, 1000, np.random.default_rng(0))
+    >>> u.shape, (w @ u).round(1), bool(khat <= 0.7)
+    ((1000, 2), array([ 1.1, -1. ]), True)
     """
     proposals = [first]
     u = np.empty((0, first.mean.size))
@@ -118,7 +183,46 @@ def student_t_importance_draws(mode, cov, log_target, n_draws, rng, *, what: str
     """Importance draws from a Student t at ``mode`` with covariance ``cov`` (symmetrised),
     adapted by :func:`adaptive_importance_draws`. A :class:`SamplingWarning` names ``what``
     when the Pareto k-hat says the weights are unreliable; ``stacklevel`` is the caller's,
-    as if it warned itself. Returns draws, weights, k-hat."""
+    as if it warned itself.
+
+    Parameters
+    ----------
+    mode : ndarray of shape (d,)
+    cov : ndarray of shape (d, d)
+    log_target : callable
+        Unnormalised log density of (M, d) rows.
+    n_draws : int
+    rng : numpy.random.Generator
+    what : str
+        The model's name in the warning.
+    stacklevel : int, default=3
+
+    Returns
+    -------
+    draws : ndarray of shape (M, d)
+    weights : ndarray of shape (M,)
+    khat : float
+
+    Warns
+    -----
+    SamplingWarning
+        If k-hat stays above :data:`KHAT_THRESHOLD` after adaptation.
+
+    See Also
+    --------
+    mode_importance_draws : finds the mode and covariance first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from spe.sampling import student_t_importance_draws
+    >>> target = stats.multivariate_normal(mean=[1, -1], cov=np.eye(2)).logpdf
+    >>> u, w, khat = student_t_importance_draws(np.array([1.0, -1.0]), np.eye(2), target, 1000,
+    ...                                         np.random.default_rng(0), what="example")
+    >>> (w @ u).round(1)
+    array([ 1., -1.])
+    """
     proposal = Proposal("student_t", mode, 0.5 * (cov + cov.T))
     theta, weights, khat, _ = adaptive_importance_draws(log_target, proposal, n_draws, rng)
     if khat > KHAT_THRESHOLD:
@@ -135,8 +239,37 @@ def mode_importance_draws(log_post_and_grad, log_post_rows, start, fallback_sd, 
     -> (value, gradient)``); a Student-t proposal with the inverse of the Hessian from
     central differences of that gradient (``fallback_sd`` on the diagonal if it is not
     positive definite); weights from ``log_post_rows`` ((M, d) rows -> (M,) log posterior),
-    see :func:`student_t_importance_draws` (``stacklevel`` as there). Returns draws,
-    weights, k-hat.
+    see :func:`student_t_importance_draws` (``stacklevel`` as there).
+
+    Returns
+    -------
+    draws : ndarray of shape (M, d)
+    weights : ndarray of shape (M,)
+    khat : float
+
+    Warns
+    -----
+    SamplingWarning
+        If the weights stay unreliable (k-hat above :data:`KHAT_THRESHOLD`).
+
+    See Also
+    --------
+    student_t_importance_draws
+
+    Examples
+    --------
+    The posterior N(2, 1) of one parameter, from its log density and gradient:
+
+    >>> import numpy as np
+    >>> from spe.sampling import mode_importance_draws
+    >>> def log_post_and_grad(theta):
+    ...     return -0.5 * np.sum((theta - 2) ** 2), -(theta - 2)
+    >>> def log_post_rows(rows):
+    ...     return -0.5 * np.sum((rows - 2) ** 2, axis=1)
+    >>> u, w, khat = mode_importance_draws(log_post_and_grad, log_post_rows, np.zeros(1), np.ones(1),
+    ...                                    2000, np.random.default_rng(0), what="example")
+    >>> round(float(w @ u[:, 0]), 1)
+    2.0
     """
     res = optimize.minimize(lambda th: tuple(-v for v in log_post_and_grad(th)), start, jac=True, method="L-BFGS-B")
     d = res.x.size

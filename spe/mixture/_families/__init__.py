@@ -28,6 +28,7 @@ from .library import (BetaFamily, Frechet, GammaFamily, Gompertz, GumbelLeft, Gu
                       TruncNormal, TruncStudentT)
 from .open_scale import NormalFamily, SkewNormal
 
+#: Every family ``families=`` can name, by name (:func:`register_family` adds to it).
 SCORE_FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
@@ -131,6 +132,33 @@ def register_family(family, *, replace=False) -> Family:
     ``family``: a :class:`Family` subclass or instance with a ``name``, parameter names,
     transforms, default priors, ``initial`` and a density (see :class:`TruncNormal` for
     the pattern). A name already taken by another family needs ``replace=True``.
+
+    Returns
+    -------
+    Family
+        The registered instance.
+
+    Raises
+    ------
+    TypeError
+        If ``family`` is not a :class:`Family` subclass or instance.
+    ValueError
+        If it has no name, inconsistent parameter declarations, or a taken name without
+        ``replace=True``.
+
+    See Also
+    --------
+    Family : has a complete example of a new family.
+
+    Examples
+    --------
+    >>> from spe.mixture import SCORE_FAMILIES, register_family
+    >>> register_family(SCORE_FAMILIES["gamma"])  # already registered: returned as is
+    GammaFamily()
+    >>> register_family(object())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: a family must be a spe.families.Family subclass or instance, got <object object at ...>
     """
     if isinstance(family, type) and issubclass(family, Family):
         family = family()
@@ -161,7 +189,29 @@ def as_spec(spec) -> str:
 
 
 def get_component(spec) -> Component:
-    """Resolve a family spec such as ``"gamma"``, ``"gamma-reflected"`` or a :class:`Family`."""
+    """Resolve a family spec such as ``"gamma"``, ``"gamma-reflected"`` or a :class:`Family`.
+
+    Returns
+    -------
+    Component
+        The family applied to the unit score, or to 1 - score when reflected.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> from spe.mixture import get_component
+    >>> comp = get_component("gamma-reflected")
+    >>> comp.family, comp.reflected, comp.family.param_names
+    (GammaFamily(), True, ('k', 'theta'))
+    >>> get_component("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown family 'nope'; known families: beta, frechet, gamma, ...
+    """
     if isinstance(spec, Component):
         return spec
     name = as_spec(spec).strip().lower()
