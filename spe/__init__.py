@@ -1,15 +1,20 @@
 """spe: semisupervised performance evaluation of classifiers from few labels.
 
-    >>> import spe
-    >>> res = spe.fit(scores, labels)          # labels: 0/1, NaN for unlabeled
-    >>> res.summary()
-    >>> curve = res.pr_curve(level=0.9)        # precision on a recall grid with a band
+Examples
+--------
+>>> import numpy as np, spe
+>>> scores, truth = spe.datasets.load_demo()
+>>> labels = np.full(len(scores), np.nan)
+>>> labels[:10] = truth[:10]               # 10 labels; NaN: unlabeled
+>>> res = spe.fit(scores, labels, seed=0)
+>>> curve = res.pr_curve(level=0.9)        # precision on a recall grid with a 90% band
+>>> print(res.summary())                   # doctest: +SKIP
 
 Entry points: :func:`fit` (one classifier's scores), :func:`fit_multiclass` (class
 probabilities), :func:`fit_many` (several classifiers on the same items),
 :func:`accuracy_surface` (accuracy over attribute combinations), :mod:`spe.assessment`
 (active labelling) and :func:`elicit_metric` (the user's metric from pairwise comparisons,
-:mod:`spe.elicitation`). Data flow down the rooms: :mod:`spe.scores` ->
+:mod:`spe.elicitation`); :mod:`spe.sklearn` wraps them as scikit-learn estimators and displays. Data flow down the rooms: :mod:`spe.scores` ->
 score models (:mod:`spe.mixture`, :mod:`spe.calibration`) -> :mod:`spe.pooling` (weights
 and label draws) -> :mod:`spe.metrics` -> :mod:`spe.report` (results, summaries, plots)
 -> :mod:`spe.cli`. The method: the documentation's "Method" page.
@@ -53,6 +58,10 @@ _compat.install()
 def __getattr__(name):
     """Old names: ``spe.results``, ``spe.curves``, ... (the modules of spe 0.2's flat layout)
     and names that moved to a room (``spe.FAMILIES``), each with a FutureWarning."""
+    if name == "sklearn":  # scikit-learn is optional: imported when the room is first used
+        import importlib
+
+        return importlib.import_module(f"{__name__}.sklearn")
     if name in _compat.MOVED:
         import importlib
 

@@ -35,6 +35,7 @@ FLOORS = (
     ("_fit", "multiclass", "assessment"),
     ("several", "surface", "elicitation"),
     ("aaa",),
+    ("sklearn",),
     ("cli",),
 )
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}

@@ -38,6 +38,8 @@ ROOMS = (
     ("spe.elicitation", "Metric elicitation", None),
     ("spe.several", "Several models", None),
     ("spe.multiclass", "Multiclass", None),
+    ("spe.sklearn", "scikit-learn estimators and displays",
+     "Needs scikit-learn (``import spe`` never imports it; ``import spe.sklearn`` does)."),
     ("spe.mixture", "The score mixture and its families",
      "Extend the mixture with a family of your own (``register_family``); see the user guide."),
     ("spe.datasets", "Data sets", None),

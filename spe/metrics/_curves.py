@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._util.digits import interval_decimals
+
 #: Recall grid of :meth:`spe.SPEResult.pr_curve` when none is given: 0, 0.01, ..., 1.
 DEFAULT_RECALL_GRID = np.linspace(0.0, 1.0, 101)
 #: FPR grid of :meth:`spe.SPEResult.roc_curve` when none is given: 0, 0.01, ..., 1.
@@ -104,7 +106,7 @@ class Estimate:
     >>> from spe.metrics import Estimate
     >>> ap = Estimate.from_draws("AP", np.array([0.7, 0.8, 0.9, 0.85, 0.75]), np.full(5, 0.2), level=0.9)
     >>> ap
-    AP: 0.8 [90% 0.7, 0.9]
+    AP: 0.80 [90% 0.70, 0.90]
     >>> float(ap), round(ap.mean, 3)
     (0.8, 0.8)
     """
@@ -134,8 +136,9 @@ class Estimate:
                 "level": self.level}
 
     def __repr__(self):
-        pct = f"{100 * self.level:g}%"
-        return f"{self.name}: {self.value:.4g} [{pct} {self.lower:.4g}, {self.upper:.4g}]"
+        # digits beyond two of the interval's width are posterior spread and Monte Carlo noise
+        d = interval_decimals(self.lower, self.upper)
+        return f"{self.name}: {self.value:.{d}f} [{100 * self.level:g}% {self.lower:.{d}f}, {self.upper:.{d}f}]"
 
 
 @dataclass

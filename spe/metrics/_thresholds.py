@@ -144,8 +144,8 @@ class ThresholdDecision:
     >>> ThresholdDecision(threshold=0.34, probability=0.906, feasible=True, rule="highest expected recall",
     ...                   expected_precision=0.682, expected_recall=0.856, expected_fpr=0.529,
     ...                   confidence=0.9, constraints={"min_precision": 0.6})
-    threshold 0.34: P(min_precision=0.6) = 0.906
-      expected precision 0.682, recall 0.856, FPR 0.529 (sample; rule: highest expected recall)
+    threshold 0.34: P(min_precision=0.6) = 0.91
+      expected precision 0.68, recall 0.86, FPR 0.53 (sample; rule: highest expected recall)
     """
 
     threshold: float
@@ -167,16 +167,16 @@ class ThresholdDecision:
         cons = ", ".join(f"{k}={v:g}" for k, v in self.constraints.items())
         head = f"threshold {self.threshold:.6g}"
         if self.constraints:
-            head += f": P({cons}) = {self.probability:.3f}"
+            head += f": P({cons}) = {self.probability:.2f}"
         if self.confidence is not None and not self.feasible:
             head = (
                 f"INFEASIBLE: no threshold meets ({cons}) with probability >= "
-                f"{self.confidence:g}; best is {self.best_probability:.3f} at threshold "
+                f"{self.confidence:g}; best is {self.best_probability:.2f} at threshold "
                 f"{self.threshold:.6g}"
             )
         return (
-            f"{head}\n  expected precision {self.expected_precision:.3f}, recall "
-            f"{self.expected_recall:.3f}, FPR {self.expected_fpr:.3f} ({self.kind}; rule: {self.rule})"
+            f"{head}\n  expected precision {self.expected_precision:.2f}, recall "
+            f"{self.expected_recall:.2f}, FPR {self.expected_fpr:.2f} ({self.kind}; rule: {self.rule})"
         )
 
     __repr__ = __str__

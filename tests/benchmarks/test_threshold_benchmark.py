@@ -117,6 +117,7 @@ def _exact_trials(believe_sharper, reps=100, n=400, p_min=0.75):
     return {level: np.array(v, float) for level, v in out.items()}
 
 
+@pytest.mark.statistical
 def test_the_rule_keeps_its_promise_when_the_label_posterior_is_exact():
     # the diagnosis of benchmarks/thresholds.py: choosing the most permissive threshold whose
     # probability clears the bar does not select on Monte Carlo noise enough to matter
@@ -127,6 +128,7 @@ def test_the_rule_keeps_its_promise_when_the_label_posterior_is_exact():
         assert met.mean() >= level - 3 * np.sqrt(level * (1 - level) / len(v))
 
 
+@pytest.mark.statistical
 def test_no_rule_rescues_a_wrong_label_model():
     # the same rule on draws from a belief twice as confident as the truth: the promise breaks
     # (what the generated over-confident case shows), so the shortfall lives in the label model
