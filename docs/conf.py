@@ -108,5 +108,6 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["spe.css"]
 html_show_sourcelink = False
