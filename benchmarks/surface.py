@@ -56,7 +56,8 @@ from spe.aaa import LADDER, confidence_only, realised  # noqa: E402
 from spe.surface import simulate_surface  # noqa: E402
 
 from benchmarks.harness.cases import DATA  # noqa: E402
-from benchmarks.harness.report import run_stamp, table, with_block, write_section  # noqa: E402
+from benchmarks.harness.report import run_stamp, with_block, write_section  # noqa: E402
+from benchmarks.surface_report import extra_load, extra_store, report  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -207,7 +208,7 @@ def spe_method(case: Case, labeled: np.ndarray, seed: int) -> Fitted:
     keys = zip(*(frame[n].to_numpy() for n in names))
     rows = np.array([index[tuple(str(v) for v in key)] for key in keys])
     out = [np.full(arms.n_arms, np.nan) for _ in range(3)]
-    for arr, col in zip(out, ("accuracy" if "accuracy" in frame else "mean", "lower", "upper")):
+    for arr, col in zip(out, ("estimate", "lower", "upper")):
         arr[rows] = frame[col].to_numpy(dtype=float)
     return Fitted(*out, lambda k, s: np.asarray(surf.suggest_labels(k)))
 
@@ -304,162 +305,8 @@ def speed_job(job) -> dict:
             "peak_mib": peak / 1024, "extra_mib": (peak - before) / 1024, "error": error}
 
 
-# ---- report -----------------------------------------------------------------------------
-LADDER_ORDER = ("CPredictor", "Beta-I", "BernGP", "BetaGP", "BetaGP-SL", "BetaGP-SLP", "confidence-only", "spe")
+# ---- main (the report: benchmarks/surface_report.py) -----------------------------------
 
-
-def _mean(rows, key):
-    vals = [r[key] for r in rows if r.get(key) is not None]
-    return float(np.mean(vals)) if vals else float("nan")
-
-
-def aggregate(rows) -> list:
-    """Mean over seeds per (case, labels, method)."""
-    cases = list(REAL) + list(GENERATED)
-    keys = sorted({(r["case"], r["labels"], r["method"]) for r in rows},
-                  key=lambda k: (cases.index(k[0]) if k[0] in cases else 99, k[1],
-                                 LADDER_ORDER.index(k[2]) if k[2] in LADDER_ORDER else 99))
-    out = []
-    for case, labels, method in keys:
-        sel = [r for r in rows if (r["case"], r["labels"], r["method"]) == (case, labels, method)]
-        row = {"case": case, "labels": labels, "method": method, "seeds": len(sel)}
-        for k in ("mse", "worst", "cov", "width", "paper_mse", "paper_worst", "paper_cov", "s", "floor",
-                  "floor_given"):
-            row[k] = _mean(sel, k)
-        row["mse_se"] = float(np.std([r["mse"] for r in sel], ddof=1) / np.sqrt(len(sel))) if len(sel) > 1 else 0.0
-        out.append(row)
-    return out
-
-
-def wide(agg, key, with_floor=False) -> tuple[list, list]:
-    """One row per (case, labels), one column per method."""
-    present = [m for m in LADDER_ORDER if any(r["method"] == m for r in agg)]
-    rows = []
-    for case, labels in dict.fromkeys((r["case"], r["labels"]) for r in agg):
-        sel = {r["method"]: r for r in agg if (r["case"], r["labels"]) == (case, labels)}
-        row = {"case": case, "labels": labels}
-        if with_floor:
-            any_row = next(iter(sel.values()))
-            row["floor"], row["floor, labels known"] = any_row["floor"], any_row["floor_given"]
-        for m in present:
-            row[m] = sel[m][key] if m in sel else None
-        rows.append(row)
-    cols = ["case", "labels"] + (["floor", "floor, labels known"] if with_floor else []) + present
-    return rows, cols
-
-
-def ordering(agg) -> list:
-    """The paper's claims on generated data: SL and SLP below BetaGP and Beta-I (ratios < 1)."""
-    out = []
-    for case, labels in dict.fromkeys((r["case"], r["labels"]) for r in agg if r["case"].startswith("gen")):
-        sel = {r["method"]: r for r in agg if (r["case"], r["labels"]) == (case, labels)}
-        if not all(m in sel for m in ("Beta-I", "BetaGP", "BetaGP-SL", "BetaGP-SLP")):
-            continue
-        row = {"case": case, "labels": labels}
-        for key, tag in (("paper_mse", "macro"), ("paper_worst", "worst")):
-            for new in ("BetaGP-SL", "BetaGP-SLP"):
-                for old in ("BetaGP", "Beta-I"):
-                    row[f"{tag} {new[7:]}/{old}"] = sel[new][key] / sel[old][key]
-        for old in ("BetaGP", "Beta-I"):
-            ratios = [v for k, v in row.items() if k.endswith(f"/{old}")]
-            row[f"below {old}"] = "yes" if all(v < 1 for v in ratios) else f"no ({sum(v >= 1 for v in ratios)} of 4)"
-        out.append(row)
-    return out
-
-
-def labels_to_reach(own, target) -> float:
-    """Labels at which the own-policy curve first reaches ``target`` (linear interpolation)."""
-    xs = EXPLORE["start"] + EXPLORE["batch"] * np.arange(len(own))
-    for i, v in enumerate(own):
-        if v <= target:
-            if i == 0:
-                return float(xs[0])
-            frac = (own[i - 1] - target) / (own[i - 1] - v)
-            return float(xs[i - 1] + frac * (xs[i] - xs[i - 1]))
-    return float("inf")
-
-
-def exploration_rows(results) -> list:
-    out = []
-    cases = list(REAL) + list(GENERATED)
-    order = sorted(dict.fromkeys((r["case"], r["method"]) for r in results),
-                   key=lambda k: (cases.index(k[0]), LADDER_ORDER.index(k[1]) if k[1] in LADDER_ORDER else 99))
-    for case, method in order:
-        sel = [r for r in results if (r["case"], r["method"]) == (case, method)]
-        own = np.mean([r["own"] for r in sel], axis=0)
-        rnd = np.mean([r["random"] for r in sel], axis=0)
-        last = EXPLORE["start"] + EXPLORE["batch"] * (own.size - 1)
-        need = labels_to_reach(own, rnd[-1])
-        row = {"case": case, "method": method, "seeds": len(sel), "start": own[0]}
-        for i in range(2, own.size, 2):
-            n = EXPLORE["start"] + EXPLORE["batch"] * i
-            row[f"own {n}"], row[f"random {n}"] = own[i], rnd[i]
-        if rnd[-1] >= rnd[0]:  # more random labels made this method worse: nothing to reach
-            row[f"labels to random's {last}"], row["ratio"] = "n/a (random labels do not help)", float("nan")
-        else:
-            row[f"labels to random's {last}"] = f"{need:.0f}" if np.isfinite(need) else f"> {last}"
-            row["ratio"] = need / last if np.isfinite(need) else float("nan")
-        out.append(row)
-    return out
-
-
-def report(stored, docs=False) -> str:
-    est = aggregate(stored.get("estimation", []))
-    spec = "{:.4f}"
-    lines = [run_stamp() if "stamp" not in stored else stored["stamp"], ""]
-    stamps = stored.get("stamps", {})
-    if len(set(stamps.values())) > 1:  # methods run at different commits: say which
-        by_stamp = {}
-        for method, stamp in stamps.items():
-            by_stamp.setdefault(stamp.split(";")[0], []).append(method)
-        lines = [" ".join(f"{', '.join(ms)}: {st}." for st, ms in by_stamp.items()), ""]
-    if not docs:
-        lines = ["## Accuracy surfaces (`benchmarks/surface.py`)", ""] + lines
-    lines += [
-        f"Seeds: {stored.get('seeds')} per case and budget in the estimation tables (a fresh generated surface per "
-        f"seed; exploration: its `seeds` column). Arms with >= "
-        f"{MIN_ITEMS} items are scored against their realised accuracy (all items). Ladder methods in realised "
-        "form (labeled items as observed, the rest Bernoulli(rho_a)); `floor`: mean over arms of sum p_i(1 - p_i)"
-        "/n^2 (generated: true p; COMPAS: p from a logistic regression of correctness on logit confidence + "
-        "attribute main effects fitted to all labels); `floor, labels known`: the same for an oracle that also knows "
-        "the labeled items. `spe` is spe's default (`spe.accuracy_surface`), shown when present.",
-        "",
-    ]
-    if est:
-        for title, key, floor in (("Macro MSE over arms", "mse", True), ("MSE of the worst tenth of arms", "worst",
-                                                                           False),
-                                  ("90% interval coverage per arm", "cov", False)):
-            rows, cols = wide(est, key, floor)
-            lines += [f"### {title}", "", table(rows, cols, spec), ""]
-        if not docs:
-            rows, cols = wide([r for r in est if r["method"] in LADDER], "paper_mse")
-            lines += ["### The paper's form: E[rho_a] and its interval (macro MSE; coverage below)", "",
-                      table(rows, cols, spec), ""]
-            rows, cols = wide([r for r in est if r["method"] in LADDER], "paper_cov")
-            lines += [table(rows, cols, spec), ""]
-        order = ordering(est)
-        if order:
-            lines += ["### The paper's ordering on generated data (paper's form; ratios of MSE, < 1 = as the paper "
-                      "says)", "", table(order, list(order[0]), "{:.2f}"), ""]
-        if not docs:
-            lines += ["<details><summary>Every row (mean over seeds; mse_se: its standard error)</summary>", "",
-                      table(est, ["case", "labels", "method", "seeds", "mse", "mse_se", "worst", "cov", "width",
-                                  "paper_mse", "paper_worst", "paper_cov", "s"], spec), "", "</details>", ""]
-    if stored.get("exploration"):
-        rows = exploration_rows(stored["exploration"])
-        lines += ["### Exploration: macro MSE, own policy vs random labels (same start of 100 random labels)", "",
-                  f"Batches of {EXPLORE['batch']}; `labels to random's 500`: labels the own policy needs to reach the "
-                  "macro MSE that random labelling reaches with 500 (interpolated between batches); `ratio` = that / 500.",
-                  "", table(rows, list(rows[0]), spec), ""]
-    if stored.get("speed"):
-        lines += ["### Speed: count + fit + per-arm table (1,000 random labels; one process, one BLAS thread)", "",
-                  table(stored["speed"], ["size", "method", "items", "arms", "s", "peak_mib", "extra_mib", "error"],
-                        {"s": "{:.2f}", "peak_mib": "{:.0f}", "extra_mib": "{:.0f}", "items": "{:.0f}",
-                         "arms": "{:.0f}"}), ""]
-    return "\n".join(lines)
-
-
-# ---- main -------------------------------------------------------------------------------
 def run_parallel(fn, jobs, workers, label):
     start, out = time.time(), []
     with ProcessPoolExecutor(workers) as pool:
@@ -477,7 +324,8 @@ def main(argv=None) -> int:
     ap.add_argument("--explore-seeds", type=int, default=20)
     ap.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     ap.add_argument("--cases", nargs="+", default=list(REAL) + list(GENERATED))
-    ap.add_argument("--parts", nargs="+", default=["estimation", "exploration", "speed"])
+    ap.add_argument("--parts", nargs="+", default=["estimation", "exploration", "speed", "paper", "figure5"],
+                    choices=["estimation", "exploration", "speed", "paper", "figure5"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--methods", nargs="+", default=None,
                     help="run only these methods; their stored rows are replaced, the others' kept")
@@ -493,8 +341,10 @@ def main(argv=None) -> int:
     if args.quick:
         args.seeds, args.explore_seeds, args.budgets, args.cases = 2, 1, [100, 300], ["compas", "gen-1k"]
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() and not args.quick else {}
-    stored["stamp"] = run_stamp()
-    stored.setdefault("stamps", {}).update({m: stored["stamp"] for m in names})
+    if {"estimation", "exploration", "speed"} & set(args.parts):
+        stored["stamp"] = run_stamp()
+        stored.setdefault("stamps", {}).update({m: stored["stamp"] for m in names})
+
 
     def kept(rows, cases):
         return [r for r in rows if not (r["case"] in cases and r["method"] in names)]
@@ -519,6 +369,20 @@ def main(argv=None) -> int:
         with ProcessPoolExecutor(1, max_tasks_per_child=1) as pool:  # fresh process: clean peak memory
             new = list(pool.map(speed_job, jobs))
         stored["speed"] = [r for r in stored.get("speed", []) if r["method"] not in names] + new
+    if "paper" in args.parts:
+        from benchmarks import surface_paper
+
+        todo = surface_paper.jobs(["compas"], (100, 300), 2) if args.quick else surface_paper.jobs()
+        rows = [r for out in run_parallel(surface_paper.job, todo, args.workers, "paper") for r in out]
+        if not args.quick:  # rows of cases run apart (surface_paper --cases gen-1k) are kept
+            rows = [r for r in (extra_load("paper") or {"rows": []})["rows"] if r["case"] not in
+                    surface_paper.CASES] + rows
+        extra_store("paper", {"stamp": run_stamp(), "rows": rows}, args.quick)
+    if "figure5" in args.parts:
+        from benchmarks import surface_figure5
+
+        extra_store("figure5", {"stamp": run_stamp(), **surface_figure5.run(args.workers, quick=args.quick)},
+                    args.quick)
     print(report(stored))
     if not args.quick:
         RESULTS.parent.mkdir(exist_ok=True)
@@ -530,8 +394,7 @@ def main(argv=None) -> int:
 def write_outputs(stored):
     write_section(report(stored), HERE / "RESULTS.md", MARKERS)
     old = DOCS_PAGE.read_text() if DOCS_PAGE.exists() else "# Accuracy surfaces\n\n## Evidence\n"
-    intro = ("From `python -m benchmarks.surface` (full tables in `benchmarks/RESULTS.md`, section "
-             "\"Accuracy surfaces\").\n\n")
+    intro = ""
     DOCS_PAGE.write_text(with_block(old, intro + report(stored, docs=True), DOC_MARKERS))
 
 

@@ -164,8 +164,13 @@ def fit_berngp(codes, n_levels, n_labeled, n_correct, seed=0, n_draws: int = N_D
 
     Examples
     --------
-    >>> est = fit_berngp(codes, n_levels, n_labeled, n_correct, seed=0)  # doctest: +SKIP
-    >>> lower, upper = est.interval(0.9)                                 # doctest: +SKIP
+    >>> import numpy as np
+    >>> from spe.aaa import fit_berngp
+    >>> codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    >>> est = fit_berngp(codes, [2, 2], [10, 10, 10, 0], [9, 5, 7, 0], seed=0)
+    >>> lower, upper = est.interval(0.9)
+    >>> bool((lower <= est.mean).all() and (est.mean <= upper).all())
+    True
     """
     data = arm_data(codes, n_levels, n_labeled, n_correct)
     kernel, m = fit_kernel(data)

@@ -220,8 +220,13 @@ class BetaGP:
 
     Examples
     --------
-    >>> fit = BetaGP(supervise_scale=True).fit(codes, n_levels, n_labeled, n_correct)  # doctest: +SKIP
-    >>> fit.psi[:5], fit.estimate(seed=0).interval(0.9)                              # doctest: +SKIP
+    >>> import numpy as np
+    >>> from spe.aaa import BetaGP
+    >>> codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    >>> fit = BetaGP(supervise_scale=True).fit(codes, [2, 2], [40, 10, 5, 0], [36, 6, 2, 0])
+    >>> fit.method, fit.phi.shape
+    ('BetaGP-SL', (4,))
+    >>> lower, upper = fit.estimate(n_draws=200, seed=0).interval(0.9)
     """
 
     def __init__(self, supervise_scale=False, pool=False, pool_below=POOL_BELOW, pool_neighbours=POOL_NEIGHBOURS,
@@ -300,9 +305,39 @@ def _fitter(**options):
     return fit
 
 
+_DOC = """{title}
+
+Parameters
+----------
+codes : (M, A) int level codes of the arms
+n_levels : (A,) levels per attribute
+n_labeled, n_correct : (M,) labels and right answers per arm
+seed : int or numpy Generator
+n_draws : int
+
+Returns
+-------
+ArmEstimate
+
+See Also
+--------
+spe.aaa.PAPER_LADDER : the paper's all-arm form.
+
+Examples
+--------
+>>> import numpy as np
+>>> from spe.aaa import {name}
+>>> codes = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+>>> est = {name}(codes, [2, 2], [10, 10, 10, 0], [9, 5, 7, 0], seed=0, n_draws=100)
+>>> est.method, est.draws.shape
+('{method}', (100, 4))
+"""
 fit_betagp = _fitter()
-fit_betagp.__doc__ = "BetaGP (eqs. 4-10): Beta per arm, mean and scale from two GPs. Returns an ArmEstimate."
+fit_betagp.__doc__ = _DOC.format(title="BetaGP (eqs. 4-10): Beta per arm, mean and scale from two GPs.",
+                                 name="fit_betagp", method="BetaGP")
 fit_betagp_sl = _fitter(supervise_scale=True)
-fit_betagp_sl.__doc__ = "BetaGP-SL: BetaGP with the Dirichlet supervision of the scales (eq. 11)."
+fit_betagp_sl.__doc__ = _DOC.format(title="BetaGP-SL: BetaGP with the Dirichlet supervision of the scales (eq. 11), "
+                                          "over the labeled arms.", name="fit_betagp_sl", method="BetaGP-SL")
 fit_betagp_slp = _fitter(supervise_scale=True, pool=True)
-fit_betagp_slp.__doc__ = "BetaGP-SLP: BetaGP-SL with sparse arms' observations pooled from neighbours (AAA 3.3)."
+fit_betagp_slp.__doc__ = _DOC.format(title="BetaGP-SLP: BetaGP-SL with sparse arms' observations pooled from "
+                                           "neighbours (AAA 3.3).", name="fit_betagp_slp", method="BetaGP-SLP")

@@ -31,6 +31,24 @@ def variance_policy(estimate: ArmEstimate, n_unlabeled, k: int, seed=0) -> np.nd
     n_unlabeled : (M,) items not yet labeled per arm
     k : batch size
     seed : int or numpy Generator (breaks ties)
+
+    Returns
+    -------
+    ndarray (M,) of int
+
+    Raises
+    ------
+    ValueError
+        ``n_unlabeled`` not one entry per arm, or a negative ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.aaa import variance_policy
+    >>> from spe.surface import ArmEstimate
+    >>> draws = np.random.default_rng(0).beta([50, 2], [50, 2], size=(500, 2))  # arm 1 far more uncertain
+    >>> variance_policy(ArmEstimate(draws.mean(0), draws), n_unlabeled=[10, 10], k=3).tolist()
+    [0, 3]
     """
     left = np.asarray(n_unlabeled, dtype=float).copy()
     if left.shape != estimate.mean.shape:
@@ -58,7 +76,18 @@ def variance_policy(estimate: ArmEstimate, n_unlabeled, k: int, seed=0) -> np.nd
 
 
 def pick_items(item_arm, labeled, per_arm, seed=0) -> np.ndarray:
-    """Item indices: ``per_arm[a]`` unlabeled items of each arm a, drawn at random (seeded)."""
+    """Item indices: ``per_arm[a]`` unlabeled items of each arm a, drawn at random (seeded).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.aaa import pick_items
+    >>> item_arm = np.array([0, 0, 0, 1, 1, 1])
+    >>> labeled = np.array([True, False, False, False, False, True])
+    >>> picks = pick_items(item_arm, labeled, per_arm=[1, 2], seed=0)
+    >>> len(picks), bool(set(picks.tolist()) <= {1, 2, 3, 4})
+    (3, True)
+    """
     item_arm = np.asarray(item_arm, dtype=np.int64)
     labeled = np.asarray(labeled, dtype=bool)
     rng = np.random.default_rng(seed)
@@ -76,7 +105,18 @@ def pick_items(item_arm, labeled, per_arm, seed=0) -> np.ndarray:
 
 
 def suggest_items(estimate: ArmEstimate, item_arm, labeled, k: int, seed=0) -> np.ndarray:
-    """The method's own policy: k unlabeled item indices (variance-greedy arms, random items)."""
+    """The method's own policy: k unlabeled item indices (variance-greedy arms, random items).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.aaa import suggest_items
+    >>> from spe.surface import ArmEstimate
+    >>> draws = np.random.default_rng(0).beta([50, 2], [50, 2], size=(500, 2))
+    >>> item_arm = np.array([0, 0, 0, 1, 1, 1])
+    >>> suggest_items(ArmEstimate(draws.mean(0), draws), item_arm, np.zeros(6, bool), k=2, seed=0).tolist()
+    [3, 5]
+    """
     item_arm = np.asarray(item_arm, dtype=np.int64)
     labeled = np.asarray(labeled, dtype=bool)
     rng = np.random.default_rng(seed)

@@ -39,6 +39,32 @@ def realised(estimate: ArmEstimate, n_items, n_labeled, n_correct, seed=0) -> Ar
 
     ``(c_a + Binomial(N_a - n_a, rho_a)) / N_a`` for each draw of rho_a; the mean is
     ``(c_a + (N_a - n_a) E[rho_a]) / N_a``. Fractional counts are rounded for the draws.
+
+    Parameters
+    ----------
+    estimate : ArmEstimate
+        Of each arm's population accuracy (any :data:`LADDER` entry).
+    n_items, n_labeled, n_correct : array-like (M,)
+        Items, labeled items and right answers per arm.
+    seed : int or numpy Generator
+
+    Returns
+    -------
+    ArmEstimate
+
+    Raises
+    ------
+    ValueError
+        Counts of the wrong shape, an empty arm, or more labels than items.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.aaa import realised
+    >>> from spe.surface import ArmEstimate
+    >>> est = ArmEstimate(np.array([0.5, 0.5]), np.full((100, 2), 0.5))
+    >>> realised(est, n_items=[4, 10], n_labeled=[4, 2], n_correct=[3, 2]).mean.tolist()
+    [0.75, 0.6]
     """
     n_items = np.asarray(n_items, dtype=float)
     n_labeled = np.asarray(n_labeled, dtype=float)

@@ -1,24 +1,27 @@
 """``spe surface``: accuracy on every combination of attributes, and which items to label next.
 
-Correctness comes from ``--correct`` (1 right, 0 wrong, blank = not labeled), or from
-``--pred-col`` with ``--label-col`` (right where the label equals the prediction), plus the
-answers of a ``spe label`` session (``--state``) on the same table.
+Correctness comes from ``--correct`` (1 right, 0 wrong, a graded score in [0, 1], blank =
+not labeled), or from ``--pred-col`` with ``--label-col`` (right where the label equals the
+prediction), plus the answers of a ``spe label`` session (``--state``) on the same table.
+Items are named by the ``--id-col`` column (default: a column ``id`` if there is one) or
+else by their 0-based row index among the data rows (the header not counted).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..assessment import read_state
-from ..exceptions import CLIError
+from ..exceptions import CLIError, InputWarning
 from ..report import save_figure
 from ..scores import MISSING_TOKENS, parse_label, parse_scores, read_table
 from ..surface import accuracy_surface
-from ._common import DefaultsShown, columns, notes
+from ._common import DefaultsShown, columns, item_ids, notes
 
 
 def _correct_column(table, name) -> np.ndarray:
@@ -28,10 +31,30 @@ def _correct_column(table, name) -> np.ndarray:
             continue
         value = parse_label(cell)
         if value is None or np.isnan(value):
-            raise CLIError(f"--correct column {name!r}, row {table.rows[i]}: {cell!r} is not 1/0, true/false or "
-                           "yes/no (blank = not labeled)")
+            value = _graded(cell)
+        if value is None:
+            raise CLIError(f"--correct column {name!r}, row {table.rows[i]}: {cell!r} is not 1/0, true/false, "
+                           "yes/no or a graded score in [0, 1] (blank = not labeled)")
         out[i] = value
     return out
+
+
+def _graded(cell: str):
+    try:
+        value = float(cell)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def _attribute(table, name, missing_as):
+    """An attribute column; blank cells become None, or the level ``missing_as`` (with a note)."""
+    cells = table.column(name)
+    blank = [c.strip().lower() in MISSING_TOKENS for c in cells]
+    if missing_as is not None and any(blank):
+        warnings.warn(f"attribute {name!r}: {sum(blank)} blank value(s) made the level {missing_as!r}",
+                      InputWarning, stacklevel=2)
+    return np.array([missing_as if b else c for c, b in zip(cells, blank)], dtype=object)
 
 
 def _same(label, predicted) -> float:
@@ -88,8 +111,9 @@ def run(args):
     names = columns(args.attributes)
     if not names:
         raise CLIError("--attributes needs at least one column name")
-    attributes = {n: np.array([None if c.strip().lower() in MISSING_TOKENS else c for c in table.column(n)],
-                              dtype=object) for n in names}
+    ids, id_name = item_ids(table, args.id_col)
+    with notes():
+        attributes = {n: _attribute(table, n, args.missing_as) for n in names}
     rows, cols = args.rows or names[0], args.cols or (names[1] if len(names) > 1 else None)
     for flag, name in (("--rows", rows), ("--cols", cols)):
         if name is not None and name not in names:
@@ -106,10 +130,10 @@ def run(args):
     written = ["surface.csv", "surface.png"]
     if args.suggest:
         picks = surf.suggest_labels(args.suggest)
-        _write_csv(out / "suggested.csv", {"row": np.asarray(table.rows)[picks],
-                                           **{n: attributes[n][picks] for n in names}})
+        _write_csv(out / "suggested.csv", {id_name: ids[picks], **{n: attributes[n][picks] for n in names}})
         written.append("suggested.csv")
-        print(f"label next (file rows): {', '.join(map(str, np.asarray(table.rows)[picks]))}")
+        what = f"by {id_name!r}" if id_name != "row" else "by 0-based row"
+        print(f"label next ({what}): {', '.join(map(str, ids[picks]))}")
     overall = surf.marginal(level=args.level)
     summary = {"items": int(correct.size), "labeled": int((~np.isnan(correct)).sum()), "arms": surf.n_arms,
                "attributes": names, "members": surf.weights, "level": args.level,
@@ -128,13 +152,21 @@ def add_parser(sub):
                        formatter_class=DefaultsShown)
     p.add_argument("data", help="CSV (or Parquet with spe[parquet]) file, one row per item")
     p.add_argument("--attributes", required=True, help="comma-separated attribute columns, e.g. sex,race,age_group")
-    p.add_argument("--correct", "--correct-col", dest="correct", default=None, help="column: 1 where the classifier was right, 0 wrong, blank unlabeled")
+    p.add_argument("--correct", "--correct-col", dest="correct", default=None,
+                   help="column: 1 where the classifier was right, 0 wrong, a graded score in [0, 1] (e.g. BLEU), "
+                        "blank unlabeled")
     p.add_argument("--pred-col", default=None, help="column with the classifier's prediction (instead of --correct)")
     p.add_argument("--label-col", default=None, help="with --pred-col: column of true labels (blank = unlabeled)")
     p.add_argument("--state", default=None, help="a `spe label` session's state file on this table: its answers "
                                                  "are true labels, compared with --pred-col")
     p.add_argument("--confidence", "--confidence-col", dest="confidence", default=None, help="column with the classifier's confidence in its prediction, in [0, 1]")
-    p.add_argument("--suggest", type=int, default=0, help="write suggested.csv with this many items to label next")
+    p.add_argument("--suggest", type=int, default=0, help="write suggested.csv with this many items to label next, "
+                                                           "named by --id-col or their 0-based row index")
+    p.add_argument("--id-col", default=None, help="column naming the items in suggested.csv and the printout "
+                                                  "(default: a column 'id' if present, else the 0-based row index "
+                                                  "among the data rows, header not counted)")
+    p.add_argument("--missing-as", default=None, metavar="LEVEL",
+                   help="make blank attribute values this level (with a note) instead of refusing them")
     p.add_argument("--rows", default=None, help="heatmap rows (default: the first attribute)")
     p.add_argument("--cols", default=None, help="heatmap columns (default: the second attribute)")
     p.add_argument("--out", default="spe-surface", help="folder for surface.csv, surface.png, surface.json")

@@ -14,7 +14,11 @@ from typing import Mapping
 import numpy as np
 
 from ..scores import eager_values, frame_models, refuse_lazy
+from ._levels import bin_values, categorical_order, is_continuous, ordered_codes
 from ._uncertain import UncertainAttribute
+
+#: pandas' missing-value markers, by type name (pandas is not imported here).
+_NA_TYPES = ("NAType", "NaTType")
 
 _LAZY_HINT = ("count it chunk by chunk with spe.surface.count_arms, merge the counts and fit them with "
               "spe.surface.surface_from_counts; or call .compute() if it fits in memory")
@@ -34,6 +38,15 @@ class Arms:
         Level codes of each arm (one row per combination present).
     item_arm : ndarray of shape (N,)
         The arm of each item (a row of ``codes``).
+
+    Examples
+    --------
+    >>> from spe.surface import encode_arms
+    >>> arms = encode_arms({"sex": ["F", "M", "F"], "age": ["<25", "<25", "25+"]})
+    >>> arms.n_arms, arms.item_arm.tolist()
+    (3, [1, 2, 0])
+    >>> {k: v.tolist() for k, v in arms.values([0]).items()}
+    {'sex': ['F'], 'age': ['25+']}
     """
 
     names: tuple
@@ -55,16 +68,23 @@ class Arms:
         return {name: lv[rows[:, j]] for j, (name, lv) in enumerate(zip(self.names, self.levels))}
 
 
-def attribute_columns(attributes, n: int | None = None, min_levels: int = 2) -> dict:
+def attribute_columns(attributes, n: int | None = None, min_levels: int = 2, bins=None,
+                      orders: dict | None = None) -> dict:
     """Attributes as an ordered ``name -> (N,) array`` dict, checked.
 
     Accepts a pandas or polars DataFrame (by duck typing: ``.columns`` and item access), a
     mapping of names to 1-D arrays or :class:`~spe.surface.UncertainAttribute` (passed
-    through), or a 2-D array (columns named ``attr0``, ``attr1``, ...).
+    through), or a 2-D array (columns named ``attr0``, ``attr1``, ...). Continuous
+    attributes are cut into bins (``bins``: a number of quantile bins for every continuous
+    attribute, or a dict name -> number or edges; see ``_levels``); the order of each
+    ordered attribute's levels (ordered Categorical, bins) is put in ``orders``.
     """
     if attributes is None:
         raise ValueError("attributes are required: a DataFrame, a dict name -> values, or an (N, A) array")
     refuse_lazy(attributes, "attributes", _LAZY_HINT)
+    given_orders = {}
+    if type(attributes).__module__.startswith("pandas") and hasattr(attributes, "columns"):
+        given_orders = {str(c): categorical_order(attributes[c]) for c in attributes.columns}
     frame = frame_models(attributes)
     if frame is not None:
         columns = frame
@@ -81,8 +101,26 @@ def attribute_columns(attributes, n: int | None = None, min_levels: int = 2) -> 
         columns = {f"attr{j}": arr[:, j] for j in range(arr.shape[1])}
     if not columns:
         raise ValueError("attributes are empty: give at least one attribute")
-    out = {name: values if isinstance(values, UncertainAttribute) else _column(values, name, min_levels)
-           for name, values in columns.items()}
+    per_name = bins if isinstance(bins, Mapping) else {}
+    unknown = set(per_name) - set(map(str, columns))
+    if unknown:
+        raise ValueError(f"bins names attribute(s) {sorted(unknown)} that are not among the attributes "
+                         f"{list(columns)}")
+    orders = {} if orders is None else orders
+    out = {}
+    for name, values in columns.items():
+        if isinstance(values, UncertainAttribute):
+            out[name] = values
+            orders[name] = values.levels  # its levels in the order the classifier gives them
+            continue
+        arr = _column(values, name, min_levels)
+        order = given_orders.get(name)
+        order = categorical_order(values) if order is None else order
+        if name in per_name or (order is None and is_continuous(arr)):
+            arr, order = bin_values(arr, name, per_name.get(name, None if per_name else bins))
+        if order is not None:
+            orders[name] = order
+        out[name] = arr
     lengths = {name: column_length(v) for name, v in out.items()}
     first = next(iter(lengths.values()))
     if len(set(lengths.values())) > 1:
@@ -127,17 +165,45 @@ def _column(values, name, min_levels=2) -> np.ndarray:
 def _missing(arr) -> np.ndarray:
     if arr.dtype.kind == "f":
         return np.isnan(arr)
+    if arr.dtype.kind == "M":
+        return np.isnat(arr)
     if arr.dtype == object:
-        return np.array([v is None or (isinstance(v, float) and np.isnan(v)) for v in arr.tolist()])
+        return np.array([v is None or (isinstance(v, float) and np.isnan(v)) or type(v).__name__ in _NA_TYPES
+                         for v in arr.tolist()])
     return np.zeros(arr.shape, dtype=bool)
 
 
-def encode_arms(attributes, n: int | None = None) -> Arms:
-    """Encode attributes as arms: level codes per attribute, then the combinations present."""
-    columns = attribute_columns(attributes, n, min_levels=1)
+def encode_arms(attributes, n: int | None = None, order: dict | None = None, bins=None) -> Arms:
+    """Encode attributes as arms: level codes per attribute, then the combinations present.
+
+    Parameters
+    ----------
+    attributes : DataFrame, dict name -> (N,) values, or (N, A) array
+    n : int, optional
+        The number of items expected.
+    order : dict name -> sequence, optional
+        The order of an attribute's levels (default: an ordered Categorical's or a binned
+        attribute's order, else sorted).
+    bins : int or dict, optional
+        How continuous attributes are cut (see :func:`spe.accuracy_surface`).
+
+    Returns
+    -------
+    Arms
+
+    Examples
+    --------
+    >>> arms = encode_arms({"size": ["small", "large", "small"], "colour": ["red", "red", "blue"]},
+    ...                    order={"size": ["small", "large"]})
+    >>> arms.levels[0].tolist(), arms.n_arms
+    (['small', 'large'], 3)
+    """
+    found = {}
+    columns = attribute_columns(attributes, n, min_levels=1, bins=bins, orders=found)
+    found.update(order or {})
     levels, item_codes = [], []
-    for values in columns.values():
-        lv, inv = np.unique(values, return_inverse=True)
+    for name, values in columns.items():
+        lv, inv = ordered_codes(values, found.get(name))
         levels.append(lv)
         item_codes.append(inv.astype(np.int64))
     item_codes = np.stack(item_codes, axis=1)

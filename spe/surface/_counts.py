@@ -24,9 +24,11 @@ CELL_WIDTH = 0.05
 
 
 def as_correct(correct, n: int | None = None) -> np.ndarray:
-    """1 (right), 0 (wrong) or NaN (not labeled) per item, checked."""
+    """Correctness in [0, 1] per item (1 right, 0 wrong, a fraction for graded correctness
+    such as a BLEU score), NaN where not labeled; checked."""
     if correct is None:
-        raise ValueError("correct is required: 1 where the classifier was right, 0 where wrong, NaN if not labeled")
+        raise ValueError("correct is required: 1 where the classifier was right, 0 where wrong (or a graded "
+                         "score in [0, 1]), NaN if not labeled")
     refuse_lazy(correct, "correct")
     correct = eager_values(correct)
     arr = np.asarray(correct)
@@ -38,10 +40,11 @@ def as_correct(correct, n: int | None = None) -> np.ndarray:
     if n is not None and arr.size != n:
         raise ValueError(f"correct has {arr.size} values but there are {n} items (attributes)")
     known = ~np.isnan(arr)
-    bad = known & (arr != 0) & (arr != 1)
+    bad = known & ~((arr >= 0) & (arr <= 1))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"correct must be 1, 0 or NaN; item {i} is {arr[i]!r}")
+        raise ValueError(f"correct must lie in [0, 1] (1 right, 0 wrong, or a graded score) or be NaN "
+                         f"(not labeled); item {i} is {arr[i]!r}")
     return arr
 
 
@@ -85,6 +88,14 @@ class ArmCounts:
     x_sum : ndarray (C,), sum of the items' logit-confidence (0 without confidence)
     n_items, n_labeled, n_correct : ndarray (C,), items, labeled items, labeled and right
     has_confidence : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.surface import count_arms
+    >>> counts = count_arms({"g": np.array(["a", "a", "b"])}, np.array([1.0, np.nan, 0.0]))
+    >>> counts.n_arms, counts.arm_items.tolist(), counts.arm_labeled.tolist(), counts.arm_correct.tolist()
+    (2, [2.0, 1.0], [1.0, 1.0], [1.0, 0.0])
     """
 
     names: tuple
@@ -137,7 +148,9 @@ class ArmCounts:
         bins = np.concatenate([self.cell_bins(), other.cell_bins()])
         stacked = [np.concatenate([getattr(self, f), getattr(other, f)])
                    for f in ("x_sum", "n_items", "n_labeled", "n_correct")]
-        return _aggregate(arm_values, bins, *stacked, self.has_confidence)[0]
+        order = {n: np.concatenate([a, np.array([v for v in b.tolist() if v not in set(a.tolist())], dtype=b.dtype)])
+                 for n, a, b in zip(self.names, self.levels, other.levels)}
+        return _aggregate(arm_values, bins, *stacked, self.has_confidence, order=order)[0]
 
     def cell_bins(self) -> np.ndarray:
         return np.floor(self.cell_x / CELL_WIDTH).astype(np.int64) if self.has_confidence else np.zeros(
@@ -148,9 +161,9 @@ class ArmCounts:
                 f"{self.n_labeled.sum():.0f} labeled, {self.cell_arm.size} cells)")
 
 
-def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence) -> tuple[ArmCounts, np.ndarray]:
+def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence, order=None) -> tuple[ArmCounts, np.ndarray]:
     """Counts per (arm, cell) of rows with the given arm values, and each row's arm."""
-    arms = encode_arms(arm_values)
+    arms = encode_arms(arm_values, order=order)
     key = arms.item_arm * (bins.max() - bins.min() + 1) + (bins - bins.min())
     cells, cell_of = np.unique(key, return_inverse=True)
     first = np.zeros(cells.size, dtype=np.int64)
@@ -164,31 +177,61 @@ def _aggregate(arm_values: dict, bins, x, n, n_lab, n_cor, has_confidence) -> tu
     return counts, arms.item_arm
 
 
-def count_arms(attributes, correct, confidence=None, weights=None, return_item_arm=False):
+def count_arms(attributes, correct, confidence=None, weights=None, return_item_arm=False, *, bins=None,
+               order=None):
     """Count items per arm and confidence cell (one chunk; merge chunks with ``merge``).
 
     Parameters
     ----------
     attributes : DataFrame, dict name -> (N,) values, or (N, A) array
-    correct : (N,) 1 right, 0 wrong, NaN not labeled
+    correct : (N,) 1 right, 0 wrong, a graded score in [0, 1], NaN not labeled
     confidence : (N,) in [0, 1], optional
     weights : (N,) nonnegative, optional
         Fractional item counts (an item split across arms by uncertain attributes).
     return_item_arm : bool
         Also return each item's arm (its row in ``codes``).
+    bins : int or dict name -> int or edges, optional
+        How continuous attributes are cut (see :func:`spe.accuracy_surface`); counting in
+        chunks, give edges, so that every chunk is cut alike.
+    order : dict name -> sequence, optional
+        The order of attributes' levels (default: ordered Categoricals' and bins' order).
 
     Returns
     -------
     ArmCounts, or (ArmCounts, item_arm)
+
+    Raises
+    ------
+    ValueError
+        Attributes, correctness or confidence of the wrong length or out of range.
+
+    See Also
+    --------
+    spe.surface.surface_from_counts : fit a surface to (merged) counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.surface import count_arms
+    >>> rng = np.random.default_rng(0)
+    >>> attrs = {"g": rng.choice(["a", "b"], 100)}
+    >>> correct = np.where(rng.random(100) < 0.5, 1.0, np.nan)
+    >>> first, second = count_arms({"g": attrs["g"][:50]}, correct[:50]), count_arms({"g": attrs["g"][50:]}, correct[50:])
+    >>> merged = first.merge(second)
+    >>> merged.arm_items.tolist() == count_arms(attrs, correct).arm_items.tolist()
+    True
     """
-    columns = attribute_columns(attributes, min_levels=1)  # a chunk may hold one level; fits check the whole
+    found = {}
+    # a chunk may hold one level; fits check the whole
+    columns = attribute_columns(attributes, min_levels=1, bins=bins, orders=found)
+    found.update(order or {})
     n = next(iter(columns.values())).shape[0]
     y = as_correct(correct, n)
     conf = as_confidence(confidence, n)
     x = np.zeros(n) if conf is None else logit_confidence(conf)
-    bins = np.floor(x / CELL_WIDTH).astype(np.int64) if conf is not None else np.zeros(n, dtype=np.int64)
+    cells = np.floor(x / CELL_WIDTH).astype(np.int64) if conf is not None else np.zeros(n, dtype=np.int64)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     labeled = ~np.isnan(y)
-    counts, item_arm = _aggregate(columns, bins, w * x, w, w * labeled, w * np.where(labeled, y, 0.0),
-                                  conf is not None)
+    counts, item_arm = _aggregate(columns, cells, w * x, w, w * labeled, w * np.where(labeled, y, 0.0),
+                                  conf is not None, order=found)
     return (counts, item_arm) if return_item_arm else counts

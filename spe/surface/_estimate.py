@@ -27,6 +27,20 @@ class ArmEstimate:
     items : ndarray (S, M), optional
         Each draw's number of items in each arm, where membership is itself uncertain
         (attributes given as probabilities); a draw of an empty arm is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.surface import ArmEstimate
+    >>> draws = np.random.default_rng(0).beta([8, 2], [2, 8], size=(2000, 2))
+    >>> est = ArmEstimate(draws.mean(axis=0), draws, "example")
+    >>> est.mean.round(1).tolist()
+    [0.8, 0.2]
+    >>> lower, upper = est.interval(0.9)
+    >>> bool(lower[0] < 0.8 < upper[0])
+    True
+    >>> round(float(est.pooled(np.array([True, True]), np.array([10, 30])).mean()), 2)  # items of both arms
+    0.35
     """
 
     mean: np.ndarray

@@ -27,7 +27,7 @@ IMPUTATIONS = 20
 _DRAWS_AT_ONCE = 8
 
 
-def with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs, n_draws, rng):
+def with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs, n_draws, rng, order=None):
     """Memberships that learn from the labels: EM to the mode, then a short data
     augmentation chain (draw every item's arm given one posterior draw of the arms'
     accuracies, refit) whose fits are pooled, so intervals carry the uncertainty of which
@@ -35,14 +35,15 @@ def with_uncertain_membership(fit, columns, item, share, row_arm, y, conf, pairs
     row_conf = None if conf is None else conf[item]
     for _ in range(EM_STEPS):
         weights = membership(fit, share, item, row_arm, y, conf)
-        fit = fit_surface(count_arms(columns, y[item], row_conf, weights=weights), pairs=pairs,
+        fit = fit_surface(count_arms(columns, y[item], row_conf, weights=weights, order=order), pairs=pairs,
                           n_draws=n_draws, rng=rng)
     expected = fit
     per = max(n_draws // IMPUTATIONS, 10)
     draws, sizes, constants, slopes = [], [], [], []
     for _ in range(IMPUTATIONS):
         weights = membership(fit, share, item, row_arm, y, conf, draw=int(rng.integers(fit.slope.size)))
-        imputed = count_arms(columns, y[item], row_conf, weights=_draw_rows(weights, item, rng).astype(float))
+        imputed = count_arms(columns, y[item], row_conf, weights=_draw_rows(weights, item, rng).astype(float),
+                             order=order)
         fit = fit_surface(imputed, pairs=pairs, n_draws=per, rng=rng)
         draws.append(np.where(imputed.arm_items < 0.5, np.nan, fit.accuracy.draws))
         sizes.append(np.broadcast_to(imputed.arm_items, fit.accuracy.draws.shape))
@@ -84,7 +85,8 @@ def membership(fit, share, item, row_arm, y, conf, draw=None) -> np.ndarray:
         p += special.expit(fit.arm_constant[rows][:, row_arm] + fit.slope[rows, None] * x).sum(axis=0)
     p /= len(draws)
     c = y[item]
-    lik = np.where(np.isnan(c), 1.0, np.where(c == 1, p, 1 - p))
+    known = np.nan_to_num(c)  # graded correctness c in [0, 1]: p^c (1 - p)^(1 - c)
+    lik = np.where(np.isnan(c), 1.0, p ** known * (1 - p) ** (1 - known))
     post = share * lik
     total = np.bincount(item, weights=post)
     return post / total[item]

@@ -27,10 +27,30 @@ class AccuracySurface:
     names : tuple of str
         The attributes.
     n_arms : int
+
+    See Also
+    --------
+    spe.accuracy_surface : makes one.
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(0)
+    >>> sex, age = rng.choice(["F", "M"], 400), rng.choice(["<40", "40+"], 400)
+    >>> correct = np.where(rng.random(400) < 0.4, (rng.random(400) < np.where(age == "40+", 0.6, 0.9)) * 1.0, np.nan)
+    >>> surf = spe.accuracy_surface({"sex": sex, "age": age}, correct, seed=0)
+    >>> surf
+    AccuracySurface(4 arms over ['sex', 'age']; 400 items, ... labeled; members ...)
+    >>> table = surf.table("sex", "age")
+    >>> table["cols"].tolist(), table["mean"].shape
+    (['40+', '<40'], (2, 2))
     """
 
-    def __init__(self, fit: SurfaceFit, rows=None, labeled=None, uncertain=None, seed=None):
+    def __init__(self, fit: SurfaceFit, rows=None, labeled=None, uncertain=None, seed=None, items=None,
+                 orders=None):
         self.fit = fit
+        self._items = items  # the caller's item index (ItemIndex) or None
+        self._orders = dict(orders or {})  # attributes whose levels have an order (ordered categories, bins)
         self.counts = fit.counts
         self.names = tuple(fit.counts.names)
         self._rows = rows  # (arm, item, share) of each item's share of an arm
@@ -72,11 +92,27 @@ class AccuracySurface:
             mask &= np.isin(arm_values[name], np.asarray(wanted, dtype=arm_values[name].dtype))
         return mask
 
+    def _levels(self, name: str) -> np.ndarray:
+        """The attribute's levels present among the arms, in the attribute's order."""
+        lv = self.counts.levels[self.names.index(name)]
+        used = np.unique(self.counts.codes[:, self.names.index(name)])
+        return lv[used]
+
     # ---- estimates --------------------------------------------------------------------
     def to_dict(self, level: float = 0.9, min_items: float = 1) -> dict:
         """One entry per arm with at least ``min_items`` items: the attribute values,
         ``n_items``, ``n_labeled``, ``n_correct`` (labeled and right), ``accuracy``
-        (posterior mean), ``lower``/``upper`` (equal-tailed ``level`` interval) and ``sd``."""
+        (posterior mean), ``lower``/``upper`` (equal-tailed ``level`` interval) and ``sd``.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> g = rng.choice(["a", "b"], 200)
+        >>> surf = spe.accuracy_surface({"g": g}, np.where(rng.random(200) < 0.5, 1.0, np.nan), seed=0)
+        >>> sorted(surf.to_dict())
+        ['accuracy', 'g', 'lower', 'n_correct', 'n_items', 'n_labeled', 'sd', 'upper']
+        """
         lower, upper = self.fit.accuracy.interval(level)
         keep = self.counts.arm_items >= min_items
         out = {name: v[keep] for name, v in self.arm_values().items()}
@@ -86,12 +122,56 @@ class AccuracySurface:
         return out
 
     def to_frame(self, level: float = 0.9, min_items: float = 1):
-        """:meth:`to_dict` as a pandas DataFrame (needs pandas), one row per arm."""
+        """One row per arm, tidy: the arm's attribute values, then its accuracy's estimate.
+
+        Parameters
+        ----------
+        level : float
+            Credible level of ``lower``/``upper``.
+        min_items : float
+            Leave out arms with fewer items.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: one per attribute (ordered attributes, such as an ordered Categorical
+            or a binned continuous attribute, as an ordered Categorical, so sorting keeps
+            their order), ``metric`` (``"accuracy"``), ``estimate`` (posterior mean),
+            ``lower``, ``upper`` (equal-tailed ``level`` interval), ``level``, ``sd``,
+            ``n_items``, ``n_labeled``, ``n_correct`` (labeled and right; a sum of scores
+            for graded correctness).
+
+        Raises
+        ------
+        ImportError
+            Without pandas (:meth:`to_dict` gives the same numbers).
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> group = rng.choice(["a", "b"], 200)
+        >>> correct = np.where(rng.random(200) < 0.5, (rng.random(200) < 0.8) * 1.0, np.nan)
+        >>> frame = spe.accuracy_surface({"group": group}, correct, seed=0).to_frame()
+        >>> list(frame.columns)
+        ['group', 'metric', 'estimate', 'lower', 'upper', 'level', 'sd', 'n_items', 'n_labeled', 'n_correct']
+        >>> frame["n_items"].tolist()
+        [89.0, 111.0]
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - pandas is optional
-            raise ImportError("to_frame needs pandas (pip install pandas); to_dict gives the same columns") from None
-        return pd.DataFrame(self.to_dict(level, min_items))
+            raise ImportError("to_frame needs pandas (pip install pandas); to_dict gives the same numbers") from None
+        d = self.to_dict(level, min_items)
+        out = {}
+        for j, name in enumerate(self.names):
+            values = d[name]
+            if name in self._orders:
+                values = pd.Categorical(values, categories=self.counts.levels[j], ordered=True)
+            out[name] = values
+        out.update(metric="accuracy", estimate=d["accuracy"], lower=d["lower"], upper=d["upper"], level=level,
+                   sd=d["sd"], n_items=d["n_items"], n_labeled=d["n_labeled"], n_correct=d["n_correct"])
+        return pd.DataFrame(out)
 
     def marginal(self, where: dict | None = None, /, level: float = 0.9, **values) -> Estimate:
         """Accuracy over the items of a partial combination, e.g. ``marginal(sex="Female")``.
@@ -100,6 +180,17 @@ class AccuracySurface:
         joint draws of the arms involved, so it is not a sum of per-arm intervals. An
         attribute whose name is not a Python keyword argument, or is ``level``, is given
         in a dict: ``marginal({"level": "high", "age group": "<25"})``.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(1)
+        >>> g, h = rng.choice(["a", "b"], 300), rng.choice(["x", "y"], 300)
+        >>> correct = np.where(rng.random(300) < 0.5, (rng.random(300) < np.where(g == "a", 0.9, 0.5)) * 1.0, np.nan)
+        >>> surf = spe.accuracy_surface({"g": g, "h": h}, correct, seed=0)
+        >>> est = surf.marginal(g="b")
+        >>> bool(est.lower < 0.5 < est.upper)
+        True
         """
         if where is not None and not isinstance(where, dict):
             raise TypeError(f"marginal's first argument is a dict of attribute -> value(s), got {type(where).__name__}")
@@ -113,15 +204,29 @@ class AccuracySurface:
 
     def table(self, rows: str, cols: str | None = None, level: float = 0.9) -> dict:
         """Marginal accuracy over one or two attributes: ``{"rows", "cols", "mean", "lower",
-        "upper", "n_items"}`` with (R, C) arrays (NaN where no item has the combination)."""
+        "upper", "n_items"}`` with (R, C) arrays (NaN where no item has the combination).
+
+        Levels are sorted, or in their order for ordered attributes (an ordered pandas
+        Categorical, a binned continuous attribute).
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> g = rng.choice(["a", "b", "c"], 300)
+        >>> surf = spe.accuracy_surface({"g": g}, np.where(rng.random(300) < 0.5, 1.0, np.nan), seed=0)
+        >>> t = surf.table("g")
+        >>> t["rows"].tolist(), t["mean"].shape
+        (['a', 'b', 'c'], (3, 1))
+        """
         if not 0 < level < 1:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
         values = self.arm_values()
         for name in (rows, cols):
             if name is not None and name not in self.names:
                 raise ValueError(f"unknown attribute {name!r}; the attributes are {list(self.names)}")
-        r_levels = np.unique(values[rows])
-        c_levels = np.unique(values[cols]) if cols else np.array(["all"])
+        r_levels = self._levels(rows)
+        c_levels = self._levels(cols) if cols else np.array(["all"])
         shape = (r_levels.size, c_levels.size)
         mean, lower, upper, n_items = (np.full(shape, np.nan) for _ in range(4))
         tail = (1 - level) / 2
@@ -143,6 +248,22 @@ class AccuracySurface:
         Each pick goes to the arm (of at least ``min_items`` items) where one more label
         removes the most posterior variance of its accuracy;
         the item is drawn at random within the arm. Label them and refit.
+
+        Returns
+        -------
+        numpy.ndarray of int, or list
+            Item positions (0-based); the caller's index labels when the attributes came
+            as a pandas DataFrame.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, spe
+        >>> rng = np.random.default_rng(0)
+        >>> frame = pd.DataFrame({"group": rng.choice(["a", "b"], 100)}, index=[f"item{i}" for i in range(100)])
+        >>> correct = pd.Series(np.where(np.arange(100) < 30, 1.0, np.nan), index=frame.index)
+        >>> picks = spe.accuracy_surface(frame, correct, seed=0).suggest_labels(2)
+        >>> [p.startswith("item") for p in picks]
+        [True, True]
         """
         if self._rows is None:
             raise ValueError("this surface was made from counts: it knows no items to suggest")
@@ -156,11 +277,22 @@ class AccuracySurface:
         eligible = c.arm_items >= min_items
         picks = choose_arms(k, jacobian, latent_var, item_var, c.arm_items, n_unlabeled, eligible)
         rng = np.random.default_rng(self._seed if seed is None else seed)
-        return items_for_arms(picks, *self._rows, ~self._labeled, rng)
+        positions = items_for_arms(picks, *self._rows, ~self._labeled, rng)
+        return positions if self._items is None else self._items.labels(positions)
 
     # ---- reports ----------------------------------------------------------------------
     def summary(self, level: float = 0.9, n_worst: int = 5) -> str:
-        """What was fitted, how the members were weighed, and the least accurate arms."""
+        """What was fitted, how the members were weighed, and the least accurate arms.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> g = rng.choice(["a", "b"], 200)
+        >>> surf = spe.accuracy_surface({"g": g}, np.where(rng.random(200) < 0.5, 1.0, np.nan), seed=0)
+        >>> print(surf.summary())  # doctest: +ELLIPSIS
+        Accuracy surface...
+        """
         from ._summary import surface_summary
 
         return surface_summary(self, level, n_worst)
@@ -168,7 +300,16 @@ class AccuracySurface:
     def plot(self, rows: str, cols: str | None = None, ax=None, level: float = 0.9, truth=None):
         """Heatmap of the accuracy over two attributes (the others pooled), each cell with
         its posterior mean and ``level`` interval; ``truth`` (a :meth:`table`-like dict of
-        true means) adds the true value beside the estimate."""
+        true means) adds the true value beside the estimate.
+
+        Examples
+        --------
+        >>> import numpy as np, spe
+        >>> rng = np.random.default_rng(0)
+        >>> g, h = rng.choice(["a", "b"], 200), rng.choice(["x", "y"], 200)
+        >>> surf = spe.accuracy_surface({"g": g, "h": h}, np.where(rng.random(200) < 0.5, 1.0, np.nan), seed=0)
+        >>> ax = surf.plot("g", "h")
+        """
         from ._summary import plot_surface
 
         return plot_surface(self, rows, cols, ax=ax, level=level, truth=truth)

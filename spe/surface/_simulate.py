@@ -35,6 +35,13 @@ class SimulatedSurface:
     correct : ndarray (N,) of 0/1 (float), realised
     confidence : ndarray (N,) in (0, 1)
     p : ndarray (N,), the true P(correct) of each item
+
+    Examples
+    --------
+    >>> from spe.surface import simulate_surface
+    >>> sim = simulate_surface(1000, (2, 3), seed=0)
+    >>> sim.n_items, bool(0 < sim.p.mean() < 1)
+    (1000, True)
     """
 
     attributes: dict

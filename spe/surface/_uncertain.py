@@ -39,6 +39,15 @@ class UncertainAttribute:
     known : array (N,), optional
         The true level where it is known (a value of ``levels``), None/NaN elsewhere. These
         items recalibrate the classifier and keep their level.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.surface import UncertainAttribute
+    >>> probs = np.array([[0.9, 0.1], [0.3, 0.7], [0.5, 0.5]])
+    >>> age = UncertainAttribute(probs, levels=["<40", "40+"], known=["<40", None, None])
+    >>> age.levels.tolist(), age.known_index.tolist()
+    (['<40', '40+'], [0, -1, -1])
     """
 
     probs: np.ndarray
@@ -87,28 +96,40 @@ def _joint_log_probs(logs, temps, potential, combos):
     return score - special.logsumexp(score, axis=1, keepdims=True)
 
 
-def recalibrate(uncertain: list[UncertainAttribute]) -> tuple[np.ndarray, np.ndarray]:
+#: The AAA paper's three forms of P(a | x) (its Figure 5): Cal:Raw, Cal:Temp, Cal:Full.
+CALIBRATIONS = ("raw", "temperature", "full")
+
+
+def recalibrate(uncertain: list[UncertainAttribute], calibration: str = "full") -> tuple[np.ndarray, np.ndarray]:
     """Fit temperatures (set on each attribute) and the joint potential on the items whose
     uncertain attributes are all known; returns (N, C) P(combination | item) with known
-    attributes clamped."""
+    attributes clamped, and the (C, K) level codes of the combinations.
+
+    ``calibration`` is ``"full"`` (temperatures and joint potential, eq. 13),
+    ``"temperature"`` (temperatures only, the potential held at 0) or ``"raw"`` (the
+    classifiers' product as given)."""
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
     logs = [np.log(np.maximum(u.probs, _LOG_EPS)) for u in uncertain]
     combos = np.array(list(product(*[range(u.levels.size) for u in uncertain])))
     known = np.stack([u.known_index for u in uncertain], axis=1)
     seed = (known >= 0).all(axis=1)
     k = len(uncertain)
     temps, potential = np.ones(k), np.zeros(len(combos))
-    if seed.sum() >= 2:
+    if seed.sum() >= 2 and calibration != "raw":
         target = np.ravel_multi_index(known[seed].T, [u.levels.size for u in uncertain])
         seed_logs = [lg[seed] for lg in logs]
+        n_phi = len(combos) if calibration == "full" else 0
 
         def loss(theta):
-            t, phi = np.exp(theta[:k]), theta[k:]
+            t, phi = np.exp(theta[:k]), theta[k:] if n_phi else np.zeros(len(combos))
             lp = _joint_log_probs(seed_logs, t, phi, combos)
             return -lp[np.arange(target.size), target].sum() + 0.5 * np.dot(phi, phi)
 
-        res = optimize.minimize(loss, np.zeros(k + len(combos)), method="L-BFGS-B",
-                                bounds=[(np.log(0.02), np.log(50))] * k + [(-10, 10)] * len(combos))
-        temps, potential = np.exp(res.x[:k]), res.x[k:]
+        res = optimize.minimize(loss, np.zeros(k + n_phi), method="L-BFGS-B",
+                                bounds=[(np.log(0.02), np.log(50))] * k + [(-10, 10)] * n_phi)
+        temps = np.exp(res.x[:k])
+        potential = res.x[k:] if n_phi else potential
     for u, t in zip(uncertain, temps):
         u.temperature = float(t)
     probs = np.exp(_joint_log_probs(logs, temps, potential, combos))
@@ -117,6 +138,56 @@ def recalibrate(uncertain: list[UncertainAttribute]) -> tuple[np.ndarray, np.nda
         probs[rows] *= combos[:, j][None, :] == u.known_index[rows, None]
     probs /= probs.sum(axis=1, keepdims=True)
     return probs, combos
+
+
+def attribute_probabilities(uncertain, calibration: str = "full"):
+    """P(level combination | item) of uncertain attributes, recalibrated (AAA eq. 13).
+
+    Parameters
+    ----------
+    uncertain : dict name -> UncertainAttribute, or a list of them
+        The attributes; those items whose level is ``known`` for every attribute fit the
+        recalibration and keep their levels.
+    calibration : {"full", "temperature", "raw"}
+        Temperatures and a joint potential over the level combinations (the paper's
+        Cal:Full, default); temperatures only (Cal:Temp); or the classifiers' product as
+        given (Cal:Raw).
+
+    Returns
+    -------
+    probs : ndarray (N, C)
+        Each item's probability of each combination (rows sum to 1).
+    combos : ndarray (C, K) of int
+        Level codes (into each attribute's ``levels``) of the combinations.
+    temperatures : ndarray (K,)
+        The fitted temperatures (1 for ``"raw"``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``calibration`` or attributes of different lengths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> true = rng.integers(0, 2, 200)
+    >>> p = np.where(true == 1, 0.7, 0.3)  # an under-confident classifier
+    >>> known = np.where(np.arange(200) < 100, true, None)
+    >>> att = UncertainAttribute(np.column_stack([1 - p, p]), known=known)
+    >>> probs, combos, temps = attribute_probabilities([att], calibration="temperature")
+    >>> probs.shape, combos.ravel().tolist(), bool(temps[0] > 1)
+    ((200, 2), [0, 1], True)
+    """
+    items = list(uncertain.values()) if isinstance(uncertain, dict) else list(uncertain)
+    if not items or not all(isinstance(u, UncertainAttribute) for u in items):
+        raise TypeError("uncertain must be a non-empty list or dict of UncertainAttribute")
+    if len({u.probs.shape[0] for u in items}) > 1:
+        raise ValueError(f"uncertain attributes describe different numbers of items: "
+                         f"{[u.probs.shape[0] for u in items]}")
+    items = [copy.copy(u) for u in items]  # the fitted temperatures land on copies
+    probs, combos = recalibrate(items, calibration)
+    return probs, combos, np.array([u.temperature for u in items])
 
 
 def expand(columns: dict, n: int):

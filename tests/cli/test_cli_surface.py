@@ -41,13 +41,13 @@ def test_writes_table_heatmap_suggestions_and_json(table, tmp_path, capsys):
                  "confidence", "--suggest", "4", "--out", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "Accuracy surface" in printed and "label next (file rows)" in printed
+    assert "Accuracy surface" in printed and "label next (by 0-based row)" in printed
     rows = list(csv.DictReader((out / "surface.csv").open()))
     assert len(rows) == 6 and sum(float(r["n_items"]) for r in rows) == 300
     assert all(0 <= float(r["lower"]) <= float(r["accuracy"]) <= float(r["upper"]) <= 1 for r in rows)
     suggested = list(csv.DictReader((out / "suggested.csv").open()))
     assert len(suggested) == 4
-    assert all(not labeled[int(r["row"]) - 2] for r in suggested)  # file row 2 = item 0
+    assert all(not labeled[int(r["row"])] for r in suggested)  # 0-based data rows
     summary = json.loads((out / "surface.json").read_text())
     assert summary["labeled"] == int(labeled.sum()) and summary["arms"] == 6
     assert (out / "surface.png").stat().st_size > 0
@@ -101,3 +101,43 @@ def test_bad_options_are_one_line_errors(table, argv, message, capsys):
     assert main(["surface", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_items_are_named_by_the_id_column(table, tmp_path, capsys):
+    path, _, labeled = table
+    lines = path.read_text().splitlines()
+    with_ids = tmp_path / "ids.csv"
+    with_ids.write_text("\n".join([lines[0] + ",item"] + [f"{line},it{i:03d}" for i, line in enumerate(lines[1:])]))
+    out = tmp_path / "out"
+    assert main(["surface", str(with_ids), "--attributes", "sex,age", "--correct", "correct", "--suggest", "3",
+                 "--id-col", "item", "--out", str(out)]) == 0
+    assert "label next (by 'item'): it" in capsys.readouterr().out
+    suggested = list(csv.DictReader((out / "suggested.csv").open()))
+    assert all(not labeled[int(r["item"][2:])] for r in suggested)
+
+
+def test_help_states_how_items_are_named(capsys):
+    with pytest.raises(SystemExit):
+        main(["surface", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "0-based row index" in text and "--id-col" in text
+
+
+def test_graded_correctness_and_blank_attributes_made_a_level(table, tmp_path, capsys):
+    path, right, labeled = table
+    rows = list(csv.DictReader(path.open()))
+    graded = tmp_path / "graded.csv"
+    with graded.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["sex", "age", "bleu"])
+        for i, r in enumerate(rows):
+            w.writerow([r["sex"], "" if i == 5 else r["age"], f"{0.3 + 0.5 * right[i]:.2f}" if labeled[i] else ""])
+    out = tmp_path / "out"
+    assert main(["surface", str(graded), "--attributes", "sex,age", "--correct", "bleu", "--out", str(out)]) == 2
+    assert "missing value" in capsys.readouterr().err
+    assert main(["surface", str(graded), "--attributes", "sex,age", "--correct", "bleu", "--missing-as", "unknown",
+                 "--out", str(out)]) == 0
+    assert "1 blank value(s) made the level 'unknown'" in capsys.readouterr().err
+    table_rows = list(csv.DictReader((out / "surface.csv").open()))
+    assert any(r["age"] == "unknown" for r in table_rows)
+    assert abs(sum(float(r["n_correct"]) for r in table_rows) - sum(0.3 + 0.5 * right[labeled])) < 0.05

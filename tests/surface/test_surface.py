@@ -43,7 +43,7 @@ def test_bad_inputs_get_clear_errors():
         spe.accuracy_surface(attrs, np.full(200, np.nan))
     with pytest.raises(ValueError, match=r"confidence must lie in \[0, 1\]"):
         spe.accuracy_surface(attrs, lab, conf * 2)
-    with pytest.raises(ValueError, match="correct must be 1, 0 or NaN"):
+    with pytest.raises(ValueError, match=r"correct must lie in \[0, 1\]"):
         spe.accuracy_surface(attrs, np.where(np.isnan(lab), np.nan, 2.0), conf)
     with pytest.raises(TypeError, match="correct must be"):
         spe.accuracy_surface(attrs, np.array(["yes"] * 200), conf)
@@ -66,7 +66,7 @@ def test_dataframe_and_array_attributes_give_the_same_surface():
     np.testing.assert_array_equal(a.draws, b.draws)
     frame = b.to_frame()
     assert list(frame.columns[:3]) == ["a0", "a1", "a2"]
-    assert {"n_items", "n_labeled", "accuracy", "lower", "upper"} <= set(frame.columns)
+    assert {"n_items", "n_labeled", "estimate", "lower", "upper", "level"} <= set(frame.columns)
     assert frame["n_items"].sum() == 400
 
 
