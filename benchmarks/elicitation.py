@@ -4,6 +4,11 @@
                                                 # its section of RESULTS.md and the user guide's block
     python -m benchmarks.elicitation --quick    # a tenth of the metrics, prints only
     python -m benchmarks.elicitation --report   # the sections again from results/elicitation.json
+    python -m benchmarks.elicitation --families linear-fractional  # rerun one family's rows (~6 min), merged
+    python -m benchmarks.elicitation --real     # rerun the real files' rows, merged
+    python -m benchmarks.elicitation --noise    # the noise sweep (benchmarks/elicitation_noise.py, ~20 min), merged
+    python -m benchmarks.elicitation --noise-families linear-fractional  # one family's sweep rows, merged
+    python -m benchmarks.elicitation --noise-threshold  # how the fallback's probability was chosen, merged
 
 **Synthetic** (Hiranandani et al. section 6.1): X ~ U[-1, 1], eta_i(x) prop. to
 1 / (1 + exp(p_i x)), p = (1, 3, 5) and (1, 3, 6, 10), on a 20,000-point grid. True metrics
@@ -46,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import elicitation_noise
 from benchmarks.harness.cases import DATA
 from benchmarks.harness.report import git_commit, run_stamp, table, write_section
 
@@ -69,7 +75,8 @@ EPS = 0.01
 SYNTHETIC = {3: (1.0, 3.0, 5.0), 4: (1.0, 3.0, 6.0, 10.0)}
 GRID = 20_000
 NOISE = (0.0, 0.01, 0.05)
-METRICS = {"diagonal": 100, "linear": 100, "diagonal-fractional": 50, "linear-fractional": 50}
+#: linear-fractional: 200, so that ">= 95% within 2 eps" can be told from 90% (all 200 within: >= 0.985 at 95%)
+METRICS = {"diagonal": 100, "linear": 100, "diagonal-fractional": 50, "linear-fractional": 200}
 COVERAGE_METRICS = 10
 #: "No faster than O(eps + sqrt(eps_Omega))" read as: median error / (eps + sqrt(eps_Omega)) stays below this.
 RATIO_CAP = 3.0  # posterior coverage of the families sampled by emcee / per-search draws
@@ -113,13 +120,15 @@ def synthetic_cell(k, family, eps_omega, probs, space, radius, n):
     return out
 
 
-def run_synthetic(n_scale):
+def run_synthetic(n_scale, families=tuple(METRICS)):
     rows = []
     for k, p in SYNTHETIC.items():
         probs = paper_probabilities(p, GRID)
         space = ConfusionSpace(probs)
-        radius = sphere_radius(space, signs=(-1.0, 1.0))[0]
+        radius = sphere_radius(space)[0]
         for family, n in METRICS.items():
+            if family not in families:
+                continue
             n = max(2, int(n * n_scale))
             budget = spe.elicitation.question_budget(family, k, EPS)
             for eps_omega in NOISE:
@@ -218,6 +227,11 @@ def targets(syn, real) -> list[dict]:
                               "and not growing between them)",
                     "measured": ", ".join(f"K={k}: {a:.2f}, {b:.2f}" for k, a, b in noisy),
                     "met": bool(noisy) and all(max(a, b) <= RATIO_CAP and b <= a * 1.25 for _, a, b in noisy)})
+    lf = [r for r in syn if r["eps_omega"] == 0 and r["family"] == "linear-fractional"]
+    out.append({"target": "synthetic linear-fractional, no noise: >= 95% within 2 eps",
+                "measured": ", ".join(f"K={r['K']}: {r['within_2eps']:.3f} of {r['metrics']} (median err "
+                                      f"{r['err_median']:.4f}, max {r['err_max']:.4f})" for r in lf),
+                "met": bool(lf) and all(r["within_2eps"] >= 0.95 for r in lf)})
     main = [r for r in real if r["variant"] in ("raw", "spe20")]
     out.append({"target": "real files (raw, spe20): >= 95% of DLPMs within 0.05, median error <= 0.02",
                 "measured": ", ".join(f"{r['file']} {r['variant']}: {r['within_0.05']:.2f}, {r['err_median']:.4f}"
@@ -254,12 +268,46 @@ SPEC = {"K": "{:d}", "metrics": "{:d}", "failed": "{:d}", "q_max": "{:d}", "budg
         "family": "{}", "file": "{}", "variant": "{}", "target": "{}", "measured": "{}", "met": "{}"}
 
 
-def report(syn, real, stamp) -> str:
+def _noise_parts(stored) -> list[str]:
+    """The noise part's text (``--noise``), or a line saying it was not run."""
+    noise = stored.get("noise")
+    if not noise:
+        return ["Noise sweep: not run yet (`python -m benchmarks.elicitation --noise`).", ""]
+    doc = elicitation_noise.__doc__.split("\n\n")
+    return ["### Noise each family tolerates, and the default rule against top-1", "",
+            f"Run {noise['date']}, commit {noise['commit']}; {noise['minutes']:.0f} min on one process "
+            "(`python -m benchmarks.elicitation --noise`)." + _reruns(noise) + " " + " ".join(doc[2].split()), "",
+            " ".join(doc[3].split()), "",
+            table(elicitation_noise.targets(noise["sweep"], noise["real"]), ["target", "measured", "met"],
+                  elicitation_noise.SPEC), "",
+            table(noise["sweep"], elicitation_noise.SWEEP_COLS + ["radius"], SPEC | elicitation_noise.SPEC), "",
+            table(noise["real"], elicitation_noise.REAL_COLS, elicitation_noise.SPEC), ""] + _choice_parts(noise)
+
+
+def _choice_parts(noise) -> list[str]:
+    choice = noise.get("threshold_choice")
+    if not choice:
+        return []
+    return ["How the fallback's probability 0.8 was chosen (`python -m benchmarks.elicitation --noise-threshold`, "
+            f"run {choice['date']}, commit {choice['commit']}): on {elicitation_noise.CHOICE_METRICS} random DLPMs "
+            "per noise level (K = 3, the paper's classes, other seeds than the sweep's), the share of runs where "
+            "the rule used would be at least as good as top-1, its mean gain over top-1 and the share of "
+            "fallbacks, had the elicited rule been used from each probability (`threshold`) on.", "",
+            table(choice["rows"], elicitation_noise.CHOICE_COLS, elicitation_noise.SPEC), ""]
+
+
+def _reruns(stored) -> str:
+    return "".join(f" Rows of {', '.join(r['families'])} rerun {r['date']}, commit {r['commit']} "
+                   f"({r['minutes']:.0f} min)." for r in stored.get("reruns", []))
+
+
+def report(syn, real, stamp, stored=None) -> str:
+    stored = stored or {}
     paper = [r for r in syn if "paper_err_median" in r]
     goals = targets(syn, real)
     return "\n".join([
         "## Metric elicitation (`benchmarks/elicitation.py`)", "",
-        stamp + " " + " ".join(__doc__.split("\n\n")[2].split()), "",
+        stamp + _reruns(stored) + " " + " ".join(__doc__.split("\n\n")[2].split()), "",
         " ".join(__doc__.split("\n\n")[3].split()), "",
         "Targets (metric elicitation issue):", "",
         table(goals, ["target", "measured", "met"], SPEC), "",
@@ -268,12 +316,14 @@ def report(syn, real, stamp) -> str:
         "DLPM, spe's Algorithm 1 (running champion reference, plateaus seen) against the paper's as written:", "",
         table(paper, PAPER_COLS, SPEC), "",
         "Real files:", "", table(real, REAL_COLS, SPEC), "",
-    ])
+    ] + _noise_parts(stored))
 
 
 def docs_block(syn, real, stored) -> str:
     goals = targets(syn, real)
-    head = (f"Measured by `benchmarks/elicitation.py` (run {stored['date']}, commit {stored['commit']}; "
+    reruns = "".join(f" rows of {', '.join(r['families'])} rerun {r['date']}, commit {r['commit']};"
+                     for r in stored.get("reruns", []))
+    head = (f"Measured by `benchmarks/elicitation.py` (run {stored['date']}, commit {stored['commit']};{reruns} "
             "full tables in `benchmarks/RESULTS.md`). The issue's targets:")
     dlpm = [r for r in syn if r["family"] == "diagonal"]
     parts = [head, "", table(goals, ["target", "measured", "met"], SPEC), "",
@@ -284,6 +334,23 @@ def docs_block(syn, real, stored) -> str:
                          "radius"], SPEC), "",
              "Real files (100 random DLPMs each, truthful oracle):", "",
              table(real, ["file", "variant", "err_median", "within_0.05", "regret", "cov90", "value_cov90"], SPEC)]
+    noise = stored.get("noise")
+    if noise:
+        parts += ["", f"Under answer noise (K = 3, the paper's classes, {noise['sweep'][0]['metrics']} random metrics "
+                  f"per cell; run {noise['date']}, commit {noise['commit']}"
+                  + "".join(f"; rows of {', '.join(r['families'])} rerun {r['date']}, commit {r['commit']}"
+                            for r in noise.get("reruns", []))
+                  + "): `within_2eps`, the mean regret of the "
+                  "elicited rule, of the default rule (`decide()`, with its top-1 fallback) and of top-1, and the "
+                  "share of runs where the default rule is at least as good as top-1:", "",
+                  table(elicitation_noise.targets(noise["sweep"], noise["real"]), ["target", "measured", "met"],
+                        elicitation_noise.SPEC), "",
+                  table(noise["sweep"], ["family", "eps_omega", "within_2eps", "spread", "regret_elicited",
+                                         "regret_default", "regret_top1", "fallback", "default_ge_top1"],
+                        elicitation_noise.SPEC), "",
+                  "Real files, DLPMs, noisy oracle (`gain`: mean true value minus top-1's):", "",
+                  table(noise["real"], ["file", "eps_omega", "metrics", "default_ge_top1", "elicited_ge_top1",
+                                        "fallback", "gain_default", "gain_elicited"], elicitation_noise.SPEC)]
     return "\n".join(parts)
 
 
@@ -295,8 +362,70 @@ def write(stored):
     syn, real = stored["synthetic"], stored["real"]
     stamp = (f"Run {stored['date']}, commit {stored['commit']}; {stored['versions']}; "
              f"{stored['minutes']:.0f} min on one process.")
-    write_section(report(syn, real, stamp), HERE / "RESULTS.md", MARKERS)
+    write_section(report(syn, real, stamp, stored), HERE / "RESULTS.md", MARKERS)
     write_section(docs_block(syn, real, stored), DOCS_PAGE, SUMMARY_MARKERS)
+
+
+def _part_stamp(minutes) -> dict:
+    return {"date": datetime.date.today().isoformat(), "commit": git_commit(), "minutes": minutes}
+
+
+def rerun_families(families):
+    """Rerun the synthetic rows of ``families`` and merge them into the stored results."""
+    stored = json.loads(STORED.read_text())
+    start = time.time()
+    new = _plain(run_synthetic(1.0, families))
+    stored["synthetic"] = [r for r in stored["synthetic"] if r["family"] not in families] + new
+    order = {f: j for j, f in enumerate(METRICS)}
+    stored["synthetic"].sort(key=lambda r: (r["K"], order[r["family"]], r["eps_omega"]))
+    reruns = [r for r in stored.get("reruns", []) if set(r["families"]) - set(families)]
+    stored["reruns"] = reruns + [{"families": list(families)} | _part_stamp((time.time() - start) / 60)]
+    STORED.write_text(json.dumps(stored, indent=1, default=float))
+    write(stored)
+
+
+def rerun_real():
+    """Rerun the real files' rows and merge them into the stored results."""
+    stored = json.loads(STORED.read_text())
+    start = time.time()
+    stored["real"] = _plain(run_real(1.0))
+    reruns = [r for r in stored.get("reruns", []) if r["families"] != ["real files"]]
+    stored["reruns"] = reruns + [{"families": ["real files"]} | _part_stamp((time.time() - start) / 60)]
+    STORED.write_text(json.dumps(stored, indent=1, default=float))
+    write(stored)
+
+
+def run_threshold_choice():
+    """The fallback probability's choice (``elicitation_noise.run_threshold_choice``), merged."""
+    start = time.time()
+    rows = _plain(elicitation_noise.run_threshold_choice())
+    stored = json.loads(STORED.read_text())
+    stored["noise"]["threshold_choice"] = _part_stamp((time.time() - start) / 60) | {"rows": rows}
+    STORED.write_text(json.dumps(stored, indent=1, default=float))
+    write(stored)
+
+
+def run_noise(scale, families=None):
+    """The noise sweep and the real files under noise (``elicitation_noise``), merged into the
+    stored results; ``families``: rerun only these families' sweep rows."""
+    start = time.time()
+    sweep = elicitation_noise.run_sweep(scale, families or elicitation_noise.FAMILIES)
+    real = elicitation_noise.run_real(scale) if families is None else None
+    if scale < 1:
+        print(table(sweep, elicitation_noise.SWEEP_COLS, elicitation_noise.SPEC))
+        return
+    stored = json.loads(STORED.read_text())
+    stamp = _part_stamp((time.time() - start) / 60)
+    if families is not None:
+        old = stored["noise"]
+        rows = [r for r in old["sweep"] if r["family"] not in families] + _plain(sweep)
+        rows.sort(key=lambda r: (elicitation_noise.FAMILIES.index(r["family"]), r["eps_omega"]))
+        reruns = [r for r in old.get("reruns", []) if set(r["families"]) - set(families)]
+        stored["noise"] = old | {"sweep": rows, "reruns": reruns + [{"families": list(families)} | stamp]}
+    else:
+        stored["noise"] = stamp | {"sweep": _plain(sweep), "real": _plain(real)}
+    STORED.write_text(json.dumps(stored, indent=1, default=float))
+    write(stored)
 
 
 def main(argv=None):
@@ -304,10 +433,28 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="a tenth of the metrics; print, write nothing")
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--report", action="store_true", help="rewrite the sections from results/elicitation.json")
+    ap.add_argument("--families", nargs="+", choices=list(METRICS),
+                    help="rerun only these families' synthetic rows and merge them into results/elicitation.json")
+    ap.add_argument("--real", action="store_true", help="rerun only the real files' rows and merge them into "
+                                                        "results/elicitation.json")
+    ap.add_argument("--noise", action="store_true", help="run the noise sweep (benchmarks/elicitation_noise.py) and "
+                                                         "merge it into results/elicitation.json")
+    ap.add_argument("--noise-threshold", action="store_true",
+                    help="rerun how the fallback's probability was chosen and merge it (~2 min)")
+    ap.add_argument("--noise-families", nargs="+", choices=list(METRICS),
+                    help="rerun only these families' rows of the noise sweep and merge them")
     args = ap.parse_args(argv)
     if args.report:
         return write(json.loads(STORED.read_text()))
     _quiet()
+    if args.families:
+        return rerun_families(tuple(args.families))
+    if args.real:
+        return rerun_real()
+    if args.noise_threshold:
+        return run_threshold_choice()
+    if args.noise or args.noise_families:
+        return run_noise(0.2 if args.quick else 1.0, args.noise_families)
     scale = 0.1 if args.quick else 1.0
     start = time.time()
     syn = run_synthetic(scale)
@@ -315,9 +462,10 @@ def main(argv=None):
     minutes = (time.time() - start) / 60
     print(report(syn, real, run_stamp() + f"; {minutes:.1f} min."))
     if not args.quick and not args.skip_real:
+        old = json.loads(STORED.read_text()) if STORED.exists() else {}
         stored = {"date": datetime.date.today().isoformat(), "commit": git_commit(),
                   "versions": run_stamp().split("; ", 1)[1], "minutes": minutes,
-                  "synthetic": _plain(syn), "real": _plain(real)}
+                  "synthetic": _plain(syn), "real": _plain(real)} | ({"noise": old["noise"]} if "noise" in old else {})
         STORED.write_text(json.dumps(stored, indent=1, default=float))
         write(stored)
 

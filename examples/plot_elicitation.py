@@ -47,6 +47,11 @@ print("elicited weights:   ", np.round(m.weights, 3))
 print(f"elicited rule, true value {true_value(m.decide()):.4f}; top-1 rule {true_value(probs.argmax(1)):.4f}")
 
 # %%
+# The same as a tidy table: each weight with its 90% interval, then the rule used (here the
+# elicited one), the top-1 rule and their difference on these items, from the 30 labels.
+print(m.to_frame().round(4).to_string(index=False))
+
+# %%
 # Where the questions went
 # ------------------------
 # Each search compares rules that predict only two classes, on the boundary of what such

@@ -15,6 +15,7 @@ writes them to ``OUT/elicitation.json``.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 from pathlib import Path
@@ -32,6 +33,8 @@ from ._fit import _class_labels
 from ._label import _ask
 
 STATE_VERSION = 2
+#: --tolerance's default: spe.elicit_metric's own (one default for the API and the command)
+ELICIT_TOLERANCE = inspect.signature(elicit_metric).parameters["tolerance"].default
 ANSWERS = {"1": True, "2": False, "s": ABOUT_THE_SAME}
 KEYS = {True: "1", False: "2", ABOUT_THE_SAME: "s"}
 #: Most decimals a count per 1,000 is shown with.
@@ -222,8 +225,12 @@ def add_parser(sub):
     p.add_argument("--family", default="diagonal", choices=METRIC_FAMILIES,
                    help="diagonal: a reward per class answered right; linear: a cost per kind of mistake; "
                         "*-fractional: ratios (F-measure-like)")
-    p.add_argument("--tolerance", type=float, default=0.05,
-                   help="each search stops at this width (smaller: more questions, 4 per halving)")
+    p.add_argument("--tolerance", type=float, default=ELICIT_TOLERANCE,
+                   help="each search stops at this width (smaller: more questions, 4 per halving). The default is "
+                        "spe.elicit_metric's: at 0.01 the weights land within 0.02 of a consistent person's in "
+                        "benchmarks/RESULTS.md, at most 4 (K - 1) x 7 questions for weighted accuracy (56 for 3 "
+                        "classes); questions within --resolution are skipped, so fewer are asked. 0.05 asks at most "
+                        "4 (K - 1) x 5 for weights within about 0.1")
     p.add_argument("--repeats", type=int, default=1, help="ask each question this many times (odd), majority counts")
     p.add_argument("--resolution", type=float, default=1.0,
                    help="outcomes whose cells (those the metric reads) differ by no more than this many items per "

@@ -1,7 +1,12 @@
 """Metric elicitation: learn the user's performance metric from pairwise comparisons.
 
-    >>> m = spe.elicit_metric(oracle, probs, family="diagonal", tolerance=0.01)
-    >>> m.weights, m.n_queries, m.decide(probs), m.evaluate(spe.fit_multiclass(probs, labels))
+    >>> from spe.elicitation import DiagonalLinear, paper_probabilities, truthful_oracle
+    >>> probs = paper_probabilities((1, 3, 5), n=500)  # a classifier's class probabilities
+    >>> oracle = truthful_oracle(DiagonalLinear([0.2, 0.5, 0.3]))  # or a person: ``spe elicit``
+    >>> m = spe.elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, n_draws=500)
+    >>> np.round(m.weights, 2), m.n_queries <= m.max_queries, m.decide(probs).shape
+    (array([0.2, 0.5, 0.3]), True, (500,))
+    >>> ev = m.evaluate(spe.fit_multiclass(probs, seed=0, n_draws=200))  # with labels: their fit
 
 The oracle (a person, or a function) compares two confusion matrices reachable on the
 user's items; the answers pin down the metric (Hiranandani et al., *Multiclass Performance

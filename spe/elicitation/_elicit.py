@@ -62,10 +62,12 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
     if family == "diagonal-fractional":
         metric, faces = elicit_fractional(space, asker, tol, diagonal=True)
         structure = {"faces": faces, "searches": [s for f in faces for s in f.searches]}
+        # a bisection asks one question per halving: "every answer at random" fits its answers as well as "every
+        # answer right", so no lapse is learned from them (the typical one is used)
         return metric, None, structure, lambda rng: fractional_posterior(space, True, faces, min(n_draws, 1000), rng,
-                                                                         model.typical_lapse)
-    if radius is None:
-        radius = sphere_radius(space, signs=(-1.0,) if family == "linear" else (-1.0, 1.0))[0]
+                                                                         model.typical_lapse, metric)
+    if radius is None:  # every question of both linear families lies on a sphere's lower part
+        radius = sphere_radius(space)[0]
     if radius < MIN_RADIUS:
         raise ValueError("the class probabilities leave no room for a sphere of queries around the random "
                          f"classifier (radius {radius:.3g}): they carry no information about the classes")
@@ -80,12 +82,12 @@ def _run(family, space, asker, tol, cycles, radius, model, n_draws):
                                     ties=same), None
 
         return Linear(weights, space.n_classes), radius, structure, factory
-    metric, (theta_best, theta_worst, searches) = elicit_fractional(space, asker, tol, False, radius, cycles)
+    metric, (spheres, thetas, searches) = elicit_fractional(space, asker, tol, False, radius, cycles)
     half = len(searches) // 2
     groups = (_last_cycle(searches[:half], q), _last_cycle(searches[half:], q))
-    structure = {"theta": (theta_best, theta_worst), "searches": searches, "cycles": cycles}
+    structure = {"theta": thetas, "spheres": spheres, "searches": searches, "cycles": cycles}
     return metric, radius, structure, lambda rng: fractional_posterior(space, False, groups, min(n_draws, 1000), rng,
-                                                                       model.typical_lapse, radius)
+                                                                       model.lapses, metric, spheres)
 
 
 def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None, seed=0, *, classes=None,
@@ -146,9 +148,10 @@ def elicit_metric(oracle, probs, family="diagonal", tolerance=0.01, labels=None,
         the items are not shown; the searches treat them as tied (``m.skipped`` counts them).
         ``spe elicit`` uses 1 item per 1,000.
     fallback : bool
-        When the elicited rule's expected metric under the posterior is below the classifier's
-        top-1 rule's, :meth:`~spe.elicitation.ElicitedMetric.decide` returns the top-1 rule
-        (and the summary says so).
+        Unless, under the posterior, the elicited rule beats the classifier's top-1 rule in
+        expectation and with probability >= 0.8,
+        :meth:`~spe.elicitation.ElicitedMetric.decide` returns the top-1 rule (and the
+        summary says so).
 
     Returns
     -------

@@ -19,7 +19,20 @@ from ..metrics import Estimate
 
 @dataclass
 class Evaluation:
-    """The elicited rule's metric on these items, beside the classifier's top-1 rule's."""
+    """The elicited rule's metric on these items, beside the classifier's top-1 rule's
+    (:meth:`ElicitedMetric.evaluate <spe.elicitation.ElicitedMetric.evaluate>` makes it).
+
+    Examples
+    --------
+    >>> from spe.metrics import Estimate
+    >>> from spe.elicitation import Evaluation
+    >>> w = np.full(4, 0.25)
+    >>> rule, top = Estimate.from_draws("rule", [0.8, 0.82, 0.79, 0.81], w, 0.9), Estimate.from_draws(
+    ...     "top-1", [0.78, 0.8, 0.8, 0.77], w, 0.9)
+    >>> ev = Evaluation(rule, top, Estimate.from_draws("difference", [0.02, 0.02, -0.01, 0.04], w, 0.9), 0.75)
+    >>> ev.as_dict()["prob_beats_argmax"]
+    0.75
+    """
 
     rule: Estimate
     argmax: Estimate

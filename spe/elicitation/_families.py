@@ -43,7 +43,15 @@ def check_matrix(matrix, k: int, what: str = "confusion matrix") -> np.ndarray:
 
 
 class DiagonalLinear:
-    """psi(C) = <a, diag C>: weighted accuracy, ``a`` >= 0 with ||a||_1 = 1."""
+    """psi(C) = <a, diag C>: weighted accuracy, ``a`` >= 0 with ||a||_1 = 1.
+
+    Examples
+    --------
+    >>> from spe.elicitation import DiagonalLinear
+    >>> metric = DiagonalLinear([0.2, 0.8])
+    >>> round(float(metric(np.array([[0.4, 0.1], [0.2, 0.3]]))), 2)  # 0.2 * 0.4 + 0.8 * 0.3
+    0.32
+    """
 
     family = "diagonal"
 
@@ -66,7 +74,17 @@ class DiagonalLinear:
 
 
 class Linear:
-    """phi(C) = <a, offdiag C>: ``a`` <= 0 (utilities of the mistakes), ||a||_2 = 1."""
+    """phi(C) = <a, offdiag C>: ``a`` <= 0 (utilities of the mistakes), ||a||_2 = 1.
+
+    Examples
+    --------
+    >>> from spe.elicitation import Linear
+    >>> metric = Linear([-0.6, -0.8], 2)  # a missed class 1 costs more than a false alarm
+    >>> round(float(metric(np.array([[0.4, 0.1], [0.2, 0.3]]))), 2)  # -0.6 * 0.1 - 0.8 * 0.2
+    -0.22
+    >>> metric.cost_matrix()[[0, 1], [1, 0]]  # predicting 1 for class 0, predicting 0 for class 1
+    array([0.6, 0.8])
+    """
 
     family = "linear"
 
@@ -96,7 +114,15 @@ class Fractional:
     """(<n, x> + n_0) / (<b, x> + b_0) with x the diagonal (``diagonal``) or off-diagonal
     confusions; ``numerator`` = (n, n_0), ``denominator`` = (b, b_0). ``tangent``: the
     utility weights of the linear metric tangent at the optimum (its Bayes rule is the
-    metric's); computed by :func:`spe.elicitation.tangent_weights` if absent."""
+    metric's); elicitation sets it.
+
+    Examples
+    --------
+    >>> from spe.elicitation import Fractional
+    >>> jaccard = Fractional([0.0, 1.0, 0.0], [-1.0, 0.0, 1.0], 2)  # TP / (1 - TN): C_11 / (1 - C_00)
+    >>> round(float(jaccard(np.array([[0.5, 0.1], [0.1, 0.3]]))), 2)
+    0.6
+    """
 
     def __init__(self, numerator, denominator, n_classes: int, diagonal: bool = True, tangent=None):
         self.numerator = np.asarray(numerator, float)
@@ -141,6 +167,14 @@ def metric_from_weights(family: str, weights, n_classes: int):
 
 def f_beta(beta: float = 1.0, prevalence: float = 0.5) -> Fractional:
     """Binary F-beta as a linear-fractional metric of the diagonal (TN = C_00, TP = C_11):
-    (1 + b^2) TP / (TP - TN + b^2 pi + 1 - pi), pi = P(y = 1)."""
+    (1 + b^2) TP / (TP - TN + b^2 pi + 1 - pi), pi = P(y = 1).
+
+    Examples
+    --------
+    >>> from spe.elicitation import f_beta
+    >>> f1 = f_beta(1.0, prevalence=0.3)
+    >>> round(float(f1(np.array([[0.6, 0.1], [0.1, 0.2]]))), 4)  # 2 TP / (2 TP + FP + FN) = 0.4 / 0.6
+    0.6667
+    """
     b2 = beta**2
     return Fractional([0.0, 1.0 + b2, 0.0], [-1.0, 1.0, b2 * prevalence + 1.0 - prevalence], 2, diagonal=True)

@@ -33,8 +33,16 @@ twice the questions of the linear case.
   ceil(log2(1/eps)) questions: 2 (K - 1) ceil(log2(1/eps)) in all, half of Algorithm 1's
   count (the paper states twice the linear count).
 * ``linear-fractional``: Algorithm 2's sphere search for the best point o + lambda w (the
-  tangent hyperplane has normal w) and the same search on the opposite part of the sphere
-  for the worst point; the two tangent hyperplanes span the pencil.
+  tangent hyperplane has normal w), then the same search on a second sphere, centred half
+  way from o to the reachable matrix best for the linear metric w (radius lambda / 2: by
+  convexity its lower part is reachable too); the two tangent hyperplanes span the pencil.
+  Not the paper's best and worst point of one sphere: their level sets are
+  nearly parallel (the normals differ by (psi_best - psi_worst) b, b the denominator's
+  weights, and psi changes by only ~2 lambda |grad psi| over the sphere, lambda = 0.004 on
+  the paper's classes), so the pencil's second direction was set by the angles' search
+  tolerance, not by the metric: 70-78% of random metrics were within 2 eps, fewer than the
+  linear approximation at o alone. The second sphere sits where psi is much larger, and
+  the two normals differ by a share of psi's whole range.
 
 **The canonical metric.** Of the forms in the pencil, two are >= 0 on every reachable
 matrix and vanish at a boundary point: L_best (zero at the best matrix) and L_worst (zero
@@ -62,6 +70,20 @@ from ._sphere import sphere_search, unit_vector
 MAX_ITERATIONS = 100
 #: Where the second level line of a face passes: this share of the way from the centre to the boundary.
 SECOND_LEVEL = 0.8
+#: linear-fractional: the second sphere's centre, this share of the way from o to the rule best
+#: for the first sphere's tangent (its radius: the rest of the share times the first radius).
+FAR = 0.5
+
+
+@dataclass(frozen=True)
+class Sphere:
+    """The query sphere z + radius * a(theta) around ``centre`` z (its lower part, a <= 0)."""
+
+    centre: np.ndarray
+    radius: float
+
+    def point(self, theta) -> np.ndarray:
+        return self.centre + self.radius * unit_vector(theta)
 
 
 def _utility(x, space: ConfusionSpace, diagonal: bool) -> np.ndarray:
@@ -118,13 +140,23 @@ def face_pencil(space: ConfusionSpace, faces, shares) -> np.ndarray:
     return np.linalg.svd(rows)[2][-2:]
 
 
-def sphere_pencil(space: ConfusionSpace, radius: float, theta_best, theta_worst) -> np.ndarray:
-    """(2, q + 1) orthonormal basis of the pencil from the sphere's best and worst points."""
+def far_sphere(space: ConfusionSpace, first: Sphere, theta) -> Sphere:
+    """The second sphere: centred :data:`FAR` of the way from the first one's centre to the
+    reachable matrix that maximises the linear metric tangent at its best point ``theta``,
+    radius (1 - FAR) times the first's. The map x -> (1 - FAR) x + FAR c takes the first
+    sphere's lower part onto the second's, and keeps C in C: certified as the first."""
+    rule = space.bayes_rule(offdiag_matrix(unit_vector(theta), space.n_classes))
+    target = offdiag(space.confusion(rule))
+    return Sphere(first.centre + FAR * (target - first.centre), (1 - FAR) * first.radius)
+
+
+def sphere_pencil(spheres, thetas) -> np.ndarray:
+    """(2, q + 1) orthonormal basis of the pencil from each sphere's best point ``thetas``:
+    the level hyperplane through it has the sphere's normal there."""
     forms = []
-    for theta, sign in ((theta_best, 1.0), (theta_worst, -1.0)):
+    for sphere, theta in zip(spheres, thetas):
         w = unit_vector(theta)
-        point = space.center + sign * radius * w
-        forms.append(np.append(w, -w @ point))
+        forms.append(np.append(w, -w @ sphere.point(theta)))
     return np.linalg.qr(np.array(forms).T)[0].T
 
 
@@ -188,16 +220,16 @@ def canonical_of(metric: Fractional, space: ConfusionSpace) -> Fractional:
     return canonical(space, basis, better, worse, metric.diagonal)
 
 
-def orientation_points(space: ConfusionSpace, diagonal: bool, faces=None, radius=None, thetas=None):
+def orientation_points(space: ConfusionSpace, diagonal: bool, faces=None, spheres=None, thetas=None):
     """Features of a matrix the oracle prefers and of one it does not (on the first face:
-    z2 lies on the better side of z1's level line; on the sphere: its best and worst)."""
+    z2 lies on the better side of z1's level line; on the first sphere: its best point
+    and its centre, on the worse side of the level hyperplane touching the sphere there)."""
     if diagonal:
         f = faces[0]
         better, worse = np.zeros(space.n_classes), np.zeros(space.n_classes)
         better[[f.parent, f.child]], worse[[f.parent, f.child]] = f.points[1], f.points[0]
         return better, worse
-    theta_best, theta_worst = thetas
-    return (space.center + radius * unit_vector(theta_best), space.center - radius * unit_vector(theta_worst))
+    return spheres[0].point(thetas[0]), spheres[0].centre
 
 
 def linear_fallback(space: ConfusionSpace, weights, diagonal: bool) -> Fractional:
@@ -219,12 +251,12 @@ def _canonical_or_linear(space, basis, better, worse, diagonal, weights) -> Frac
 
 
 def elicit_fractional(space: ConfusionSpace, ask, tolerance: float, diagonal: bool, radius=None, cycles: int = 2):
-    """(canonical metric, searches): faces (diagonal) or (best angles, worst angles, searches).
+    """(canonical metric, searches): faces (diagonal) or (spheres, best angles, searches).
 
     When no valid linear-fractional metric fits the answers (noise: the level sets they
     give meet inside the reachable matrices), the linear metric of the level lines through
-    the faces' centres (diagonal; a DLPM through the champion chain) or of the sphere's
-    best point is returned, with an :class:`InconsistentAnswersWarning`.
+    the faces' centres (diagonal; a DLPM through the champion chain) or of the first
+    sphere's best point is returned, with an :class:`InconsistentAnswersWarning`.
     """
     if diagonal:
         faces = face_levels(space, ask, tolerance)
@@ -232,9 +264,13 @@ def elicit_fractional(space: ConfusionSpace, ask, tolerance: float, diagonal: bo
         better, worse = orientation_points(space, True, faces=faces)
         linear = weights_from_shares(faces, [f.searches[0].estimate for f in faces])
         return _canonical_or_linear(space, basis, better, worse, True, linear), faces
-    theta_best, best = sphere_search(space, radius, ask, tolerance, cycles, worst=False, label="best")
-    theta_worst, worst = sphere_search(space, radius, ask, tolerance, cycles, worst=True, label="worst")
-    basis = sphere_pencil(space, radius, theta_best, theta_worst)
-    better, worse = orientation_points(space, False, radius=radius, thetas=(theta_best, theta_worst))
-    metric = _canonical_or_linear(space, basis, better, worse, False, unit_vector(theta_best))
-    return metric, (theta_best, theta_worst, best + worst)
+    first = Sphere(space.center, radius)
+    theta_first, searches_first = sphere_search(space, radius, ask, tolerance, cycles, label="best near o")
+    second = far_sphere(space, first, theta_first)
+    theta_second, searches_second = sphere_search(space, second.radius, ask, tolerance, cycles,
+                                                  label="best further on", centre=second.centre)
+    spheres, thetas = (first, second), (theta_first, theta_second)
+    basis = sphere_pencil(spheres, thetas)
+    better, worse = orientation_points(space, False, spheres=spheres, thetas=thetas)
+    metric = _canonical_or_linear(space, basis, better, worse, False, unit_vector(theta_first))
+    return metric, (spheres, thetas, searches_first + searches_second)

@@ -56,7 +56,17 @@ def truthful_oracle(metric):
 
 def noisy_oracle(metric, eps_omega: float, p_wrong: float = 0.5, seed=None):
     """Right when ``abs(metric(C1) - metric(C2)) > eps_omega``, else wrong with probability
-    ``p_wrong`` (0.5: a coin flip; 1: always wrong, the worst case of Definition 7)."""
+    ``p_wrong`` (0.5: a coin flip; 1: always wrong, the worst case of Definition 7).
+
+    Examples
+    --------
+    >>> from spe.elicitation import DiagonalLinear, noisy_oracle
+    >>> oracle = noisy_oracle(DiagonalLinear([0.5, 0.5]), eps_omega=0.01, p_wrong=1.0, seed=0)
+    >>> oracle(np.diag([0.6, 0.4]), np.diag([0.3, 0.3]))  # values 0.5 and 0.3: far apart, right
+    True
+    >>> oracle(np.diag([0.6, 0.4]), np.diag([0.59, 0.4]))  # within eps_omega: wrong (p_wrong = 1)
+    False
+    """
     metric = _metric(metric)
     if not (isinstance(eps_omega, numbers.Real) and eps_omega >= 0):
         raise ValueError(f"eps_omega must be a number >= 0, got {eps_omega!r}")
@@ -76,7 +86,15 @@ def noisy_oracle(metric, eps_omega: float, p_wrong: float = 0.5, seed=None):
 
 
 def bradley_terry_oracle(metric, scale: float, seed=None):
-    """Prefers C1 with probability 1 / (1 + exp(-(metric(C1) - metric(C2)) / scale))."""
+    """Prefers C1 with probability 1 / (1 + exp(-(metric(C1) - metric(C2)) / scale)).
+
+    Examples
+    --------
+    >>> from spe.elicitation import DiagonalLinear, bradley_terry_oracle
+    >>> oracle = bradley_terry_oracle(DiagonalLinear([0.5, 0.5]), scale=0.01, seed=0)
+    >>> sum(oracle(np.diag([0.55, 0.45]), np.diag([0.45, 0.45])) for _ in range(100)) > 90  # 0.05 apart: 99%
+    True
+    """
     metric = _metric(metric)
     if not (isinstance(scale, numbers.Real) and scale > 0):
         raise ValueError(f"scale must be a number > 0, got {scale!r}")
@@ -94,7 +112,15 @@ def bradley_terry_oracle(metric, scale: float, seed=None):
 class Query:
     """One question shown to the oracle and its answer: ``votes`` (True: the first, False:
     the second, None: about the same); ``answer``, what the search follows, is True when most
-    votes prefer the first (a tie counts as "not better")."""
+    votes prefer the first (a tie counts as "not better").
+
+    Examples
+    --------
+    >>> from spe.elicitation import Query
+    >>> q = Query(np.diag([0.6, 0.4]), np.diag([0.5, 0.5]), True, (True, None, True), "classes 0 vs 1")
+    >>> q.n_first, q.n_same, q.as_dict()["votes"]
+    (2, 1, [True, None, True])
+    """
 
     first: np.ndarray
     second: np.ndarray
@@ -140,6 +166,15 @@ class Asker:
     than this are not shown; the searches treat them as tied and :attr:`skipped` counts them.
     An oracle with the attribute ``answers_ties = True`` (or one that ever returns
     :data:`ABOUT_THE_SAME`) is one that may say "about the same".
+
+    Examples
+    --------
+    >>> from spe.elicitation import Asker, DiagonalLinear, truthful_oracle
+    >>> ask = Asker(truthful_oracle(DiagonalLinear([0.5, 0.5])), repeats=3)
+    >>> ask(np.diag([0.6, 0.4]), np.diag([0.3, 0.3]))
+    True
+    >>> ask.n_queries, ask.history[0].votes
+    (3, (True, True, True))
     """
 
     def __init__(self, oracle, repeats: int = 1, resolution: float = 0.0):
@@ -150,6 +185,7 @@ class Asker:
         self.resolution = check_resolution(resolution)
         self.history: list[Query] = []
         self.skipped = 0
+        self.last_tied = False
 
     @property
     def answers_ties(self) -> bool:
@@ -170,6 +206,8 @@ class Asker:
         votes = tuple(self._vote(first, second) for _ in range(self.repeats))
         answer = 2 * sum(v is True for v in votes) > len(votes)
         self.history.append(Query(np.array(first), np.array(second), answer, votes, search))
+        #: the last answer was "not better" because the two were about the same (not a decided "worse")
+        self.last_tied = not answer and sum(v is None for v in votes) >= sum(v is False for v in votes)
         return answer
 
     def too_close(self, gap: float) -> bool:
@@ -186,8 +224,9 @@ class Asker:
 
     @property
     def split_votes(self) -> int:
-        """Questions whose repeated answers disagreed."""
-        return sum(len(set(q.votes)) > 1 for q in self.history)
+        """Questions whose repeated answers disagreed (one vote for each outcome: "about the
+        same" beside a preference is no contradiction)."""
+        return sum(True in q.votes and False in q.votes for q in self.history)
 
     @property
     def n_same(self) -> int:

@@ -24,8 +24,12 @@ Samplers:
   prod_j sin(theta_j)^(q - 1 - j) (the sphere's surface element), started around the point.
 * Linear-fractional: each search's answers locate the point it searched for (the normal of a
   level line, or an angle); those one-dimensional posteriors are drawn independently and
-  every draw is turned into a canonical metric (``_fractional``). This
-  ignores what a noisy answer's size would say and is approximate.
+  every draw is turned into a canonical metric (``_fractional``). The sphere searches'
+  lapse is learned, each search's on its own (a uniform mixture over :data:`LAPSES`: four
+  questions per halving, so contradictions show); the chord bisections of the diagonal
+  family ask one question per halving, whose answers "every answer at random" explains as
+  well as "every answer right", so they keep the typical lapse. This ignores what a noisy
+  answer's size would say and is approximate.
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ from ._sphere import angle_bounds, unit_vector
 NOISE_MODELS = ("exact", "threshold", "bradley-terry")
 #: Metric differences below this are rounding: an exact oracle's answer about them is a coin flip.
 TIE = 1e-12
-GRID_CELLS = 4096
+#: Fewest cells of a DLPM pair's proposal grid; 40 per tolerance width otherwise (a search's answers jump
+#: no closer than about tolerance / 8 apart, and importance weights correct what the grid leaves).
+GRID_CELLS = 1024
 #: The lapse (share of answers given at random) when it is learned from the answers: a uniform
 #: prior on these values, 1.0 being "every answer at random" (the answers then say nothing).
 LAPSES = (0.01, 0.03, 0.1, 0.3, 1.0)
@@ -67,6 +73,13 @@ class AnswerModel:
     (:data:`~spe.elicitation.ABOUT_THE_SAME`) when the values differ by at most a width it
     does not state (a log-uniform prior on :data:`TIE_RANGE`); its other answers then say the
     values differ by more.
+
+    Examples
+    --------
+    >>> from spe.elicitation import AnswerModel
+    >>> model = AnswerModel("threshold", scale=0.01, lapse=0.02)
+    >>> model.prob_first([0.05, 0.005, -0.05]).round(2)  # decided, a coin flip within the scale, decided
+    array([0.99, 0.5 , 0.01])
     """
 
     kind: str = "exact"
@@ -170,12 +183,24 @@ def answer_model(noise="exact", noise_scale=None, lapse=None) -> AnswerModel:
 
 @dataclass
 class WeightPosterior:
-    """Weighted draws of the metric's weights."""
+    """Weighted draws of the metric's weights. ``fits=False``: no draw of the answers'
+    posterior was a metric of the family (the point estimate stands in, and the elicited
+    metric's rule falls back to top-1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.elicitation import WeightPosterior
+    >>> post = WeightPosterior(np.array([[0.2, 0.8], [0.4, 0.6]]), np.array([0.5, 0.5]), "example", 2.0)
+    >>> post.mean()
+    array([0.3, 0.7])
+    """
 
     draws: np.ndarray
     weights: np.ndarray
     method: str
     ess: float
+    fits: bool = True
 
     def interval(self, level=0.9) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed (lower, upper) interval of each weight."""
@@ -268,45 +293,55 @@ def linear_posterior(theta_hat, widths, diffs, votes, repeats, model: AnswerMode
                            float(len(draws)))
 
 
-def location_draws(search, n: int, rng, lapse: float) -> np.ndarray:
-    """n draws of the point a search looked for, from its answers' location likelihood."""
+def location_draws(search, n: int, rng, lapses) -> np.ndarray:
+    """n draws of the point a search looked for, from its answers' location likelihood, a
+    uniform mixture over ``lapses`` (each search's own lapse: answers that contradict each
+    other make the larger lapses likely and widen the draws)."""
     cells = 2048
     edges = np.linspace(search.lo, search.hi, cells + 1)
     mids = 0.5 * (edges[1:] + edges[:-1])
-    logp = location_log_likelihood(search, mids, lapse)
-    if search.on_plateau:  # the best vertex's plateau is known, not asked
-        a, b = search.interval
-        logp = logp + np.where((mids >= a) & (mids <= b), 0.0, np.log(lapse))
+    parts = []
+    for lapse in np.atleast_1d(lapses):
+        logp = location_log_likelihood(search, mids, lapse)
+        if search.on_plateau:  # the best vertex's plateau is known, not asked
+            a, b = search.interval
+            logp = logp + np.where((mids >= a) & (mids <= b), 0.0, np.log(lapse))
+        parts.append(logp)
+    logp = _log_mean_exp(np.stack(parts, axis=-1))
     p = np.exp(logp - logp.max())
     p /= p.sum()
     cell = rng.choice(cells, size=n, p=p)
     return edges[cell] + rng.random(n) * (edges[1] - edges[0])
 
 
-def fractional_posterior(space, diagonal: bool, searches, n: int, rng, lapse: float, radius=None) -> tuple:
+def fractional_posterior(space, diagonal: bool, searches, n: int, rng, lapses, point_metric,
+                         spheres=None) -> tuple:
     """Draws of a linear-fractional metric's tangent weights (and the canonical metrics):
     each search's located point drawn independently, every draw made canonical. ``searches``:
-    the faces (diagonal) or (best angle searches, worst angle searches) of the last cycle."""
+    the faces (diagonal) or each sphere's angle searches of the last cycle (``spheres``);
+    ``point_metric``: the elicited metric, which stands in when no draw is valid."""
     if diagonal:
-        shares = np.stack([np.stack([location_draws(s, n, rng, lapse) for s in f.searches], axis=-1)
+        shares = np.stack([np.stack([location_draws(s, n, rng, lapses) for s in f.searches], axis=-1)
                            for f in searches], axis=1)  # (n, faces, 2)
         better, worse = orientation_points(space, True, faces=searches)
     else:
-        best, worst = searches
-        thetas = [np.stack([location_draws(s, n, rng, lapse) for s in group], axis=-1) for group in (best, worst)]
+        thetas = [np.stack([location_draws(s, n, rng, lapses) for s in group], axis=-1) for group in searches]
     metrics = []
     for d in range(n):
         try:
             if diagonal:
                 basis = face_pencil(space, searches, shares[d])
             else:
-                basis = sphere_pencil(space, radius, thetas[0][d], thetas[1][d])
-                better, worse = orientation_points(space, False, radius=radius, thetas=(thetas[0][d], thetas[1][d]))
+                drawn = (thetas[0][d], thetas[1][d])
+                basis = sphere_pencil(spheres, drawn)
+                better, worse = orientation_points(space, False, spheres=spheres, thetas=drawn)
             metrics.append(canonical(space, basis, better, worse, diagonal))
         except ValueError:  # this draw's level sets cut through reachable matrices: no such metric
             continue
-    if not metrics:
-        raise ValueError("no draw of the answers' posterior is a valid linear-fractional metric")
+    if not metrics:  # the answers fit no metric of the family: the point stands in, and the rule falls back
+        point = np.asarray(point_metric.tangent, float)[None]
+        return WeightPosterior(point, np.ones(1), f"none of {n} draws is a linear-fractional metric: the answers fit "
+                               "none (the point estimate stands in)", 1.0, fits=False), [point_metric]
     draws = np.array([m.tangent for m in metrics])
     method = f"independent draws per search ({n - len(metrics)} of {n} invalid, dropped)"
     post = WeightPosterior(draws, np.full(len(draws), 1.0 / len(draws)), method, float(len(draws)))

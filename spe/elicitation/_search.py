@@ -22,7 +22,9 @@ Two things the paper's population setting does not meet, handled here:
   either: the two points count as one, tied.
 * **Inconsistent answers.** "Better, worse, better" is impossible for a unimodal metric;
   the round is counted (see :attr:`SearchResult.inconsistent`) and the first "worse"
-  decides, as in the paper.
+  decides, as in the paper. "About the same, then better" is possible (the metric rises
+  slowly, then faster): the search stops at the first "not better" all the same, but such
+  a round is not counted as inconsistent.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from ..exceptions import InconsistentAnswersWarning
 
 #: Matrices (or the cells a family reads) that agree this closely differ by rounding only.
 SAME = 1e-12
@@ -181,6 +181,13 @@ def _step_off_plateau(path, ask, t, group, a, b, name, worst, result, budget):
     return (max(a, lo), min(b, hi)), True
 
 
+def _contradicts(links) -> bool:
+    """A decided "worse" (not "about the same") followed by a "better": no unimodal metric
+    answers so. ``links``: (better?, tied?) along the path."""
+    worse = [j for j, (better, tie) in enumerate(links) if not better and not tie]
+    return bool(worse) and any(better for better, _ in links[worse[0]:])
+
+
 def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False) -> SearchResult:
     """Binary search for the oracle's best (``worst=True``: worst) point on ``path``.
 
@@ -200,12 +207,15 @@ def search_best(path, ask, tolerance: float, name: str = "", worst: bool = False
             result.on_plateau = True
             break
         compared = [(s1, s0) for (s0, _), (s1, _) in zip(runs, runs[1:])]  # "is the next one better?"
-        answers = [_compare(path, ask, t[s1], t[s0], name, worst) for s1, s0 in compared]
+        answers, tied = [], []
+        for s1, s0 in compared:
+            answers.append(_compare(path, ask, t[s1], t[s0], name, worst))
+            tied.append(answers[-1] is False and getattr(ask, "last_tied", False))
         asked = [j for j, answer in enumerate(answers) if answer is not None]
         result.rounds.append(Round(t, [compared[j] for j in asked], [answers[j] for j in asked]))
         groups, links = _groups(runs, answers)
         best = links.index(False) if False in links else len(links)
-        if any(links[best:]):
+        if _contradicts([(a, tie) for a, tie in zip(answers, tied) if a is not None]):
             result.inconsistent += 1
         s0, s1 = groups[best]
         if s0 == s1:

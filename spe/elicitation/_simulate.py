@@ -19,7 +19,17 @@ PAPER_P = {3: (1.0, 3.0, 5.0), 4: (1.0, 3.0, 6.0, 10.0)}
 
 
 def paper_probabilities(p=PAPER_P[3], n: int = 20_000) -> np.ndarray:
-    """(n, K) class probabilities of the paper's synthetic distribution on a midpoint grid."""
+    """(n, K) class probabilities of the paper's synthetic distribution on a midpoint grid.
+
+    Examples
+    --------
+    >>> from spe.elicitation import paper_probabilities
+    >>> paper_probabilities((1, 3, 5), n=4).round(3)
+    array([[0.265, 0.353, 0.382],
+           [0.278, 0.336, 0.385],
+           [0.446, 0.327, 0.227],
+           [0.731, 0.217, 0.052]])
+    """
     p = np.asarray(p, float)
     x = -1.0 + (np.arange(n) + 0.5) * (2.0 / n)
     eta = 1.0 / (1.0 + np.exp(np.outer(x, p)))
@@ -27,7 +37,16 @@ def paper_probabilities(p=PAPER_P[3], n: int = 20_000) -> np.ndarray:
 
 
 def random_metric(family: str, k: int, rng):
-    """A metric of ``family`` drawn at random for K classes (see the module docstring)."""
+    """A metric of ``family`` drawn at random for K classes (see the module docstring).
+
+    Examples
+    --------
+    >>> from spe.elicitation import random_metric
+    >>> random_metric("diagonal", 3, 0).weights.round(3)
+    array([0.395, 0.593, 0.012])
+    >>> random_metric("linear-fractional", 3, 0).family
+    'linear-fractional'
+    """
     rng = np.random.default_rng(rng)
     if family == "diagonal":
         return DiagonalLinear(rng.dirichlet(np.ones(k)))

@@ -68,17 +68,19 @@ def start_angles(q: int) -> np.ndarray:
 
 
 class AnglePath:
-    """The sphere points o + sign * radius * a(theta) as one angle varies, the others fixed."""
+    """The sphere points z + sign * radius * a(theta) as one angle varies, the others fixed
+    (z: ``centre``, default o)."""
 
-    def __init__(self, space: ConfusionSpace, radius: float, theta, j: int, sign: float = 1.0):
+    def __init__(self, space: ConfusionSpace, radius: float, theta, j: int, sign: float = 1.0, centre=None):
         self.space, self.radius, self.theta, self.j, self.sign = space, radius, np.array(theta, float), j, sign
+        self.centre = space.center if centre is None else np.asarray(centre, float)
         lo, hi = angle_bounds(space.q)
         self.lo, self.hi = float(lo[j]), float(hi[j])
 
     def point(self, t) -> np.ndarray:
         th = self.theta.copy()
         th[self.j] = t
-        return self.space.center + self.sign * self.radius * unit_vector(th)
+        return self.centre + self.sign * self.radius * unit_vector(th)
 
     def confusion(self, t) -> np.ndarray:
         return self.space.full_matrix(self.point(t))
@@ -91,18 +93,19 @@ class AnglePath:
 
 
 def sphere_search(space: ConfusionSpace, radius: float, ask, tolerance: float, cycles: int = 2,
-                  worst: bool = False, label: str = "best"):
-    """Coordinate-wise search of the angles (last to first, ``cycles`` times).
+                  worst: bool = False, label: str = "best", centre=None):
+    """Coordinate-wise search of the angles (last to first, ``cycles`` times) on the sphere
+    of ``radius`` around ``centre`` (default o).
 
-    ``worst``: search the worst point of the opposite part of the sphere (o - radius a(theta),
-    the rules' costs reversed), for linear-fractional metrics. Returns (angles, searches).
+    ``worst``: search the worst point of the opposite part of the sphere (z - radius a(theta),
+    the rules' costs reversed). Returns (angles, searches).
     """
     theta = start_angles(space.q)
     searches = []
     sign = -1.0 if worst else 1.0
     for cycle in range(cycles):
         for j in reversed(range(space.q - 1)):
-            path = AnglePath(space, radius, theta, j, sign)
+            path = AnglePath(space, radius, theta, j, sign, centre)
             res = search_best(path, ask, tolerance, name=f"{label}: angle {j + 1}, cycle {cycle + 1}", worst=worst)
             res.angle = j
             theta[j] = res.estimate

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+
+from ..metrics import Estimate
+from ..report import estimate_record
 
 FAMILY_NAMES = {
     "diagonal": "weighted accuracy (DLPM): sum_i a_i C_ii",
@@ -14,6 +19,8 @@ FAMILY_NAMES = {
 
 def rule_text(m) -> str:
     """The decision rule in words (the top-1 fallback says why)."""
+    if m.rule != "elicited" and not m.posterior.fits:
+        return f"predict the classifier's top-1 class (fallback: the answers fit no {m.family} metric)"
     if m.rule != "elicited":
         v = m.rule_values
         return (f"predict the classifier's top-1 class (fallback: under the posterior the elicited rule's expected "
@@ -97,3 +104,30 @@ def as_dict(m, level=0.9, history: bool = True) -> dict:
     if history:
         out["history"] = [q.as_dict() for q in m.history]
     return out
+
+
+def rule_estimates(m, level=0.9, result=None) -> list:
+    """Estimates of the metric for the rule :meth:`decide` uses, the top-1 rule and their
+    difference: from an spe fit's label draws (``result``, or the fit made from ``labels``)
+    x weight draws, else over the weight draws on these items' class probabilities."""
+    if result is not None or m.fit is not None:
+        ev = m.evaluate(result, level)
+        pairs = (ev.rule, ev.argmax, ev.difference)
+    else:
+        post = m.posterior
+        idx = np.arange(len(post.weights))
+        values = [m._draw_values(m.space.confusion(rule)[None], idx) for rule in (m.decide(), m.raw_probs.argmax(1))]
+        pairs = [Estimate.from_draws(n, v, post.weights, level)
+                 for n, v in zip(("", "", ""), (values[0], values[1], values[0] - values[1]))]
+    names = (f"rule used: {m.rule}", "top-1 rule", "rule used minus top-1")
+    return [replace(est, name=name) for est, name in zip(pairs, names)]
+
+
+def records(m, level=0.9, result=None) -> list[dict]:
+    """:meth:`~spe.elicitation.ElicitedMetric.to_frame`'s rows."""
+    lower, upper = m.interval(level)
+    rows = [{"quantity": "weight", "name": n, "estimate": float(w), "lower": float(lo), "upper": float(hi),
+             "level": level} for n, w, lo, hi in zip(m.weight_names, m.weights, lower, upper)]
+    for est in rule_estimates(m, level, result):
+        rows.append(estimate_record(est, level, quantity="metric", name=est.name))
+    return rows

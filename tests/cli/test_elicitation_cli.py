@@ -7,7 +7,7 @@ import select
 import signal
 import sys
 import time
-from pathlib import Path
+import traceback
 
 import numpy as np
 import pytest
@@ -16,7 +16,6 @@ from spe.cli import build_parser, main
 from spe.cli._elicit import run
 from spe.elicitation import paper_probabilities
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("cat", "dog", "bird")
 OPTIONS = ["--prob-cols", "cat,dog,bird", "--tolerance", "0.25", "--seed", "0"]
 
@@ -30,15 +29,34 @@ def predictions(tmp_path):
     return path
 
 
+def _command(args) -> int:
+    """``spe elicit ARGS`` in this forked child, on the terminal pty.fork() put at fds 0-2: what
+    ``python -m spe`` runs, without starting Python and importing spe again (most of a
+    session's time); the streams are reopened on the terminal, not the ones pytest captures."""
+    os.environ["MPLBACKEND"] = "Agg"
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the terminal, for the child's life
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    try:
+        code = main(["elicit", *args])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - shown on the terminal, where the test reads it
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code
+
+
 class Terminal:
-    """``python -m spe elicit ...`` on a pseudo-terminal: read what it prints, type answers."""
+    """``spe elicit ...`` on a pseudo-terminal: read what it prints, type answers."""
 
     def __init__(self, args, cwd):
-        env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become the command
+        if self.pid == 0:  # the child: the command, then exit without running the parent's cleanup
             os.chdir(cwd)
-            os.execve(sys.executable, [sys.executable, "-m", "spe", "elicit", *args], env)
+            os._exit(_command(args))
         self.text = ""
 
     def expect(self, pattern, timeout: float = 60.0) -> str:
@@ -161,7 +179,13 @@ def test_labels_recalibrate_the_questions_and_binary_prints_a_threshold(tmp_path
     args = build_parser().parse_args(["elicit", str(data), "--prob-cols", "no,yes", "--label-col", "truth",
                                       "--state", str(tmp_path / "s.json"), "--out", str(tmp_path / "out"),
                                       "--tolerance", "0.1"])
-    assert run(args, ask=lambda prompt: "1") == 0
+
+    def person(prompt):  # weighs the displayed "1 minus 2" diagonal: a right "yes" is worth 0.7, a right "no" 0.3
+        rows = {w[0]: w[5:] for w in (line.split() for line in capsys.readouterr().out.splitlines())
+                if len(w) == 7 and w[0] in ("no", "yes")}
+        return "1" if 0.3 * float(rows["no"][0]) + 0.7 * float(rows["yes"][1]) > 0 else "2"
+
+    assert run(args, ask=person) == 0
     out = capsys.readouterr().out
     assert "SPE-recalibrated" in out and "predict yes when P(yes) >=" in out
     result = json.loads((tmp_path / "out" / "elicitation.json").read_text())
@@ -245,3 +269,12 @@ def test_a_person_answering_from_the_screen_gets_intervals_that_cover_the_plante
     print(f"coverage {np.mean(covered):.3f}, questions {np.mean(asked):.1f} (max {max(asked)}), "
           f"skipped {np.mean(skipped):.1f} (max {max(skipped)})")
     assert np.mean(covered) >= 0.85
+
+
+def test_the_tolerance_default_is_elicit_metrics(tmp_path):
+    import inspect
+
+    import spe
+
+    args = build_parser().parse_args(["elicit", "x.csv", "--prob-cols", "a,b", "--state", str(tmp_path / "s")])
+    assert args.tolerance == inspect.signature(spe.elicit_metric).parameters["tolerance"].default == 0.01

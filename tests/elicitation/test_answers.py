@@ -1,6 +1,8 @@
 """Issue #46 (elicitation): evaluate() reproducible under a seed, the top-1 fallback when the
 elicited rule does not beat it under the posterior, "about the same" answers, the resolution."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ import spe
 from spe.elicitation import (ABOUT_THE_SAME, AnswerModel, DiagonalLinear, noisy_oracle, paper_probabilities,
                              random_metric, truthful_oracle)
 from spe.elicitation._space import ConfusionSpace
+from spe.exceptions import InconsistentAnswersWarning
 from tests.elicitation.test_elicitation import _labelled, elicit_quietly as _quiet
 
 
@@ -72,7 +75,10 @@ def _indifferent(truth, width):
 
 def test_about_the_same_answers_are_read_by_the_posterior_and_reported(three):
     truth = DiagonalLinear([0.2, 0.3, 0.5])
-    m = spe.elicit_metric(_indifferent(truth, 0.002), three, tolerance=0.05, seed=0, n_draws=2000)
+    with warnings.catch_warnings():  # "about the same, then better" is what an indifferent person says
+        warnings.simplefilter("error", InconsistentAnswersWarning)
+        m = spe.elicit_metric(_indifferent(truth, 0.002), three, tolerance=0.05, seed=0, n_draws=2000)
+    assert m.inconsistent_rounds == 0 and m.split_votes == 0
     assert m.asker.n_same > 0 and m.answer_model.kind == "exact" and m.estimate == "posterior mean"
     lo, hi = m.interval(0.9)
     assert np.all((lo <= truth.weights) & (truth.weights <= hi))
@@ -107,3 +113,20 @@ def test_bad_answers_and_resolutions_are_refused(three):
         spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.3, 0.5])), three, resolution=-1)
     with pytest.raises(ValueError, match="lapse"):
         spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.3, 0.5])), three, lapse=0)
+
+
+def test_a_decided_worse_then_better_still_warns_and_a_tie_beside_a_vote_is_no_split(three):
+    """Inconsistency is a decided "worse" followed by "better" (not "about the same"), and a
+    repeated question split only when it got a vote for each outcome."""
+    calls = iter(range(10**6))
+
+    def contrary(first, second):  # every third answer flipped: worse-then-better rounds
+        d = float(np.diagonal(first) @ [0.2, 0.3, 0.5] - np.diagonal(second) @ [0.2, 0.3, 0.5])
+        return bool(d > 0) != (next(calls) % 3 == 0)
+
+    with pytest.warns(InconsistentAnswersWarning, match="round"):
+        m = spe.elicit_metric(contrary, three, tolerance=0.05, seed=0, n_draws=500)
+    assert m.inconsistent_rounds > 0
+    votes = iter([True, ABOUT_THE_SAME, True] * 10**4)
+    m = spe.elicit_metric(lambda a, b: next(votes), three, tolerance=0.1, repeats=3, seed=0, n_draws=500)
+    assert m.split_votes == 0 and m.asker.n_same > 0

@@ -261,12 +261,25 @@ def test_to_dict_is_json_and_summary_names_everything(three):
     assert isinstance(m, ElicitedMetric) and "ElicitedMetric" in repr(m)
 
 
-def test_to_frame_has_one_row_per_weight(three):
+def test_to_frame_is_tidy_with_the_weights_and_the_chosen_rules_value(three):
     pd = pytest.importorskip("pandas")
-    m = spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.5, 0.3])), three)
+    m = spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.5, 0.3])), three, n_draws=1000)
     frame = m.to_frame()
-    assert isinstance(frame, pd.DataFrame) and list(frame["weight"]) == ["0", "1", "2"]
-    assert (frame["lower"] <= frame["upper"]).all()
+    assert isinstance(frame, pd.DataFrame) and frame.columns.tolist() == ["quantity", "name", "estimate", "lower",
+                                                                          "upper", "level"]
+    weights = frame[frame.quantity == "weight"]
+    assert weights.name.tolist() == ["0", "1", "2"] and np.allclose(weights.estimate, m.weights)
+    assert (frame.lower <= frame.estimate).all() and (frame.estimate <= frame.upper).all()
+    rows = frame[frame.quantity == "metric"].set_index("name")
+    assert rows.index.tolist() == ["rule used: elicited", "top-1 rule", "rule used minus top-1"]
+    truth = m.metric  # the rule's value is the weights' posterior value of decide() on these items
+    assert rows.loc["rule used: elicited", "estimate"] == pytest.approx(truth(m.space.confusion(m.decide())), abs=2e-3)
+    assert m.to_records() == frame.to_dict("records")
+    probs = three[::4]
+    labelled = spe.elicit_metric(truthful_oracle(DiagonalLinear([0.2, 0.5, 0.3])), probs,
+                                 labels=_labelled(probs, 30, 0)[1], n_draws=500, seed=0)
+    ev, rows = labelled.evaluate(), labelled.to_frame(0.8).set_index("name")
+    assert rows.loc["rule used: elicited", "estimate"] == ev.rule.value and (rows.level == 0.8).all()
 
 
 def _labelled(probs, budget, seed):
