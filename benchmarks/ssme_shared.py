@@ -8,10 +8,11 @@ log-odds, about 10% positives; "noisy top": 15% of the positives-by-score labele
 negative, which no model sees).
 Per seed, one split for all of a file's models: a random half is held out as the truth,
 20 labeled + 1,000 unlabeled items come from the other half (Shanmugam et al. 2025's
-protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC
+protocol). Per model: mean absolute error (points) of accuracy at 0.5, AUROC and AUPRC (and the
+mean signed AUPRC error, `auprc_bias`: the top of the ranking overstated when positive)
 from `spe.fit_many` (all models, shared label draws; `fit_many, population` is the same
 fit's `kind="population"`, the population the items come from, which the held-out half
-samples; also with only the models' own maps,
+samples; also with only the models' own maps, only their Gaussian copula (`joint only`),
 each model's wide map and its "calibrated" one, or only the log-linear pool; and with
 `calibrated=False`, without the "calibrated" maps), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
@@ -25,7 +26,7 @@ population, so its own sampling noise counts against the interval); `fit_many` a
 the held-out half shows what an interval about these items claims about the population.
 Labeled only: Beta intervals for rates, percentile bootstrap for AUROC and AUPRC.
 
-    python -m benchmarks.ssme_shared [--seeds 50] [--ssme-seeds 10] [--quick] [--files bank,compas]
+    python -m benchmarks.ssme_shared [--seeds 50] [--ssme-seeds 10] [--quick] [--files bank,compas] [--no-write]
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ N_BOOT = 200
 #: fit_many's label model (the default stack) and, to compare, its kinds alone and without "calibrated" maps.
 VARIANTS = {"fit_many": {}, "fit_many, maps only": {"label_model": "maps"},
             "fit_many, pool only": {"label_model": "pool"},
+            # the Gaussian copula of the models' scores given the class alone (#47)
+            "fit_many, joint only": {"label_model": "joint"},
             # without each probability model's "calibrated" map (the default before 2026-11-24)
             "fit_many, calibrated=False": {"calibrated": False}}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
@@ -108,7 +111,7 @@ def has_ssme_lite() -> bool:
 
 
 def one_seed(job):
-    short, seed, with_single, with_ssme = job
+    short, seed, with_single, with_ssme, variants = job
     scores, y, names = file_models(short)
     split = ssme_split(short, y, seed)
     if split is None:
@@ -122,7 +125,7 @@ def one_seed(job):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         manys = {}
-        for method, options in VARIANTS.items():
+        for method, options in ((m, VARIANTS[m]) for m in variants):
             start = time.perf_counter()
             manys[method] = spe.fit_many({n: scores[chosen, j] for j, n in enumerate(names)}, labels, seed=seed,
                                          **options)
@@ -161,7 +164,8 @@ def one_seed(job):
                         covers(p.lower, p.upper, prevalence_here))
                 except Exception:  # e.g. a 2-valued decision tree: counted as missing, not hidden
                     pass
-            out[name] = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} for m, e in est.items()}
+            out[name] = {m: {k: 100 * abs(e[k] - truth[k]) for k in KEYS} | {"auprc_bias": 100 * (e["auprc"] - truth["auprc"])}
+                         for m, e in est.items()}
             cover[name] = {m: {k: covers(e[k].lower, e[k].upper, truth[k] if m == POPULATION else here[k])
                                for k in KEYS} for m, e in intervals.items()}
             cover[name][HELD_OUT] = {k: covers(intervals["fit_many"][k].lower, intervals["fit_many"][k].upper,
@@ -199,6 +203,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="3 seeds, fit_many only, no RESULTS.md")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--files", help="comma-separated subset of the sets (a subset run writes no RESULTS.md)")
+    ap.add_argument("--no-write", action="store_true", help="print the tables only (no RESULTS.md)")
+    ap.add_argument("--variants", help="';'-separated subset of fit_many's variants (default: all); prints only")
+    ap.add_argument("--no-single", action="store_true", help="skip spe.fit on each model alone; prints only")
     ap.add_argument("--ssme-seeds", type=int, default=10,
                     help="run ssme-lite (if installed) on the first this many seeds")
     args = ap.parse_args(argv)
@@ -214,8 +221,10 @@ def main(argv=None):
         files = [f for f in args.files.split(",") if f in files or f in SIMULATED]
     start = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one_seed, [(f, s, not args.quick, s < ssme_seeds) for f in files
-                                           for s in range(seeds)]))
+        variants = list(VARIANTS) if not args.variants else ["fit_many", *(
+            v for v in args.variants.split(";") if v in VARIANTS and v != "fit_many")]
+        results = list(pool.map(one_seed, [(f, s, not (args.quick or args.no_single), s < ssme_seeds, variants)
+                                           for f in files for s in range(seeds)]))
     rows = []
     for f in files:
         done = [r for short, _, r in results if short == f and r is not None]
@@ -235,6 +244,8 @@ def main(argv=None):
             for k in KEYS:
                 row[k] = float(np.mean(vals[k]))
                 row[f"{k}_ratio"] = float(np.mean(vals[k]) / np.mean(base[k]))
+            row["auprc_bias"] = float(np.mean([per[m]["auprc_bias"] for r in done for per in r["models"].values()
+                                               if m in per]))
             if m == "fit_many":
                 row["s"] = float(np.median([r["s"] for r in done]))
             if m == SSME_LITE:
@@ -270,7 +281,7 @@ def main(argv=None):
         + " / ".join(f"{a / b:.2f}" for a, b in PUBLISHED.values()) + ".",
         "",
         table(rows, ["file", "method", "seeds", "accuracy", "auc", "auprc", "accuracy_ratio", "auc_ratio",
-                     "auprc_ratio", "s"]),
+                     "auprc_ratio", "auprc_bias", "s"]),
         "",
         f"Coverage of {100 * (1 - ALPHA):g}% intervals (share of (model, seed) pairs; prevalence: of seeds, "
         "for `fit` the mean over a seed's models) of the value each targets: the metric of the items it "
@@ -288,7 +299,7 @@ def main(argv=None):
         "",
     ])
     print(text)
-    if not args.quick and not args.files:
+    if not (args.quick or args.files or args.no_write or args.variants or args.no_single):
         write_section(text, HERE / "RESULTS.md", MARKERS)
 
 

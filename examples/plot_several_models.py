@@ -31,7 +31,16 @@ print(res.summary("AUROC"))
 true_auroc = {n: float(sample_auroc(labeled_sweep(s, truth.astype(float)))[0]) for n, s in scores.items()}
 print("true AUROC: " + ", ".join(f"{n} {v:.3f}" for n, v in true_auroc.items()))
 print("P(row beats column) on AUROC:")
-print(np.round(res.prob_beats("AUROC"), 2))
+print(res.prob_beats("AUROC", as_frame=True).round(2))
+
+# %%
+# Every model and metric as one tidy table
+# ----------------------------------------
+# ``to_frame`` gives one row per model and metric: the estimate (posterior median), the
+# interval, P(best) and why a model is kept out of the label model, if it is.
+frame = res.to_frame()
+print(frame[frame["metric"] == "AUROC"][["model", "estimate", "lower", "upper", "P(best)"]].round(3))
+print("label model weights:", {k: round(v, 2) for k, v in res.model_weights.items()})
 
 # %%
 # AUROC of each model with its interval, truth as x

@@ -40,7 +40,7 @@ FLAT = {
     "summary": ("report._summary",), "plot": ("report._plot",), "export": ("report._export",),
     "class_maps": ("multiclass._class_maps",), "top_label": ("multiclass._top_label",),
     "class_pool": ("several._class_pool",), "log_linear_pool": ("several._log_linear_pool",),
-    "many": ("several._binary",), "many_multiclass": ("several._multiclass",),
+    "many": ("several._binary", "several._label_model"), "many_multiclass": ("several._multiclass",),
     "comparison": ("several._comparison",), "cli_label": ("cli._label",),
 }
 
@@ -82,7 +82,7 @@ ROOMS = {
     "scores.orientation": ("scores._orientation",), "scores.sources": ("scores._sources",),
     "scores.tables": ("scores._tables",), "scores.validation": ("scores._validation",),
     "several.class_pool": ("several._class_pool",), "several.comparison": ("several._comparison",),
-    "several.log_linear_pool": ("several._log_linear_pool",), "several.many": ("several._binary",),
+    "several.log_linear_pool": ("several._log_linear_pool",), "several.many": ("several._binary", "several._label_model"),
     "several.many_multiclass": ("several._multiclass",), "several.model_result": ("several._model_result",),
     "several.population": ("several._population",), "surface.arms": ("surface._arms",),
     "surface.baselines": ("aaa._baselines",), "surface.berngp": ("aaa._berngp",),

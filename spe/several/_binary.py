@@ -1,27 +1,7 @@
 """Several classifiers scored on the same items: one label posterior, paired comparisons.
 
-The models' scores are all evidence about the same unknown labels. The label posterior
-stacks several candidate label models, each fitted to the labels once, with weights from
-the leave-one-out predictive densities of the labeled items (pseudo-BMA with the
-Bayesian bootstrap, :mod:`spe.pooling`, exactly as :func:`spe.fit` pools its score
-models; equal weights with no labels):
-
-* each model's own Bayesian calibration map (:mod:`spe.calibration`, the package's
-  default piecewise Platt map, prior centred on "calibrated" for probabilities);
-* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several`),
-  which uses their agreement: models with independent errors together say more about an
-  item than any one alone;
-* each probability model's "calibrated" map (its probabilities taken as nearly right;
-  ``calibrated=False`` leaves these out). Labels drawn from a calibrated model's own
-  probabilities do not attenuate the other models the way a map learned from 20 labels
-  does.
-
-Neither kind is honest alone. Drawn from one model's map, labels are independent of the
-other models' scores given that model's, so a second model with independent information
-looks worse than it is. The log-linear pool spends the labels twice (recalibration, then
-pool), so alone its intervals are too narrow with few labels. Stacked, the labels decide
-how far to trust the agreement. ``benchmarks/ssme_shared.py`` measures the coverage of
-the stack and of each kind alone (``label_model=``).
+The label posterior (``_label_model``) stacks candidate label models of the items, each
+fitted to the labels once, weighted by the labels' leave-one-out predictive densities.
 
 Every model's metrics are computed from the *same* label draws, so comparisons are
 paired: P(model A beats model B) is the share of draws in which it does.
@@ -40,117 +20,29 @@ import numpy as np
 
 from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
-from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map
-from ..exceptions import SamplingWarning
 from ..metrics import (Estimate, check_kind, check_n_draws, draws_sweep, sample_auroc, sample_average_precision,
                        sample_max_f1)
 from ..multiclass import LAZY_HINT as CLASS_LAZY_HINT
-from ..pooling import LabelPosterior, combine
-from ..scores import (ORIENTATION_PROBABILITY, as_labels, as_score_array, eager_values, frame_models,
+from ..pooling import LabelPosterior
+from ..scores import (ORIENTATION_PROBABILITY, ItemIndex, as_labels, as_score_array, eager_values, frame_models,
                       looks_like_probabilities, prepare, refuse_lazy, reversed_probability)
 from ._comparison import SharedDrawsComparison, equal_weight_estimate
+from ._inputs import align_models
+from ._joint import NAME as JOINT_NAME
+from ._label_model import LABEL_MODELS, calibrated_name, draw_labels, fit_label_model
 from ._log_linear_pool import NAME as POOL_NAME
-from ._log_linear_pool import fit_log_linear_pool
 from ._model_result import ModelResult, item_mean_probabilities
 from ._multiclass import fit_many_multiclass
 from ._population import population_accuracy, population_sweep
 
-#: Each model's calibration map (the package default) and its number of posterior draws.
-MAP_FORM = "spline"
-MAP_DRAWS = 1000
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")
-LABEL_MODELS = ("stack", "maps", "pool")
 #: A model informs the shared labels only with this many distinct scores: hard predictions
 #: are compared on the shared draws but add no calibration map to the label model.
 MIN_DISTINCT_EVIDENCE = 3
-#: Items per block when labels are drawn, so memory stays (draws x block).
-_DRAW_CELLS = 4_000_000
 #: Why a lazy collection is refused: the shared labels are drawn item by item.
 LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it needs every score in memory: "
              "call .compute() if they fit, or evaluate each model alone from counts with "
              "spe.fit(spe.count_dask(scores, labels)) (no paired comparisons)")
-
-
-class ItemScoreModel:
-    """One model's calibration posterior, evaluated at item indices.
-
-    The score-model seam of :mod:`spe.pooling` takes scores; models scored on the
-    same items pool through the items themselves, each looking up its own scores.
-    """
-
-    def __init__(self, fit, scores):
-        self.fit = fit
-        self.scores = scores
-
-    @property
-    def name(self) -> str:
-        return self.fit.name
-
-    @property
-    def weights(self) -> np.ndarray:
-        return self.fit.weights
-
-    @property
-    def n_draws(self) -> int:
-        return self.fit.n_draws
-
-    def prob_positive(self, items, draws=None) -> np.ndarray:
-        """(M, n) P(y = 1) of the items at indices ``items`` under each draw."""
-        return self.fit.prob_positive(self.scores[np.asarray(items, dtype=np.intp)], draws)
-
-    def draws(self) -> dict:
-        return self.fit.draws()
-
-    def describe(self) -> dict:
-        return self.fit.describe()
-
-    def chain_index(self) -> None:
-        return None
-
-
-def calibrated_name(name) -> str:
-    return f"{name} (calibrated)"
-
-
-def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
-                    calibrated=False) -> LabelPosterior:
-    """Each model's calibration map and (with two or more models) their log-linear pool,
-    stacked by the labels (see above); ``kind="maps"`` or ``"pool"`` keeps one kind only.
-    ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
-    adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
-    map_rng, pool_rng = rngs
-    with_pool = kind != "maps" and len(scores) > 1
-    with_maps = kind != "pool" or not with_pool
-    def item_map(form, s, is_probability):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SamplingWarning)
-            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng)
-        return ItemScoreModel(fit, s)
-
-    fits = {}
-    for name, s in scores.items() if with_maps else ():
-        fits[name] = item_map(MAP_FORM, s, probabilities[name])
-    if with_pool:
-        fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng)
-    for name, s in scores.items() if calibrated and with_maps else ():
-        if probabilities[name] and np.unique(s).size > MAX_CELLS:
-            fits[calibrated_name(name)] = item_map(NEARLY_CALIBRATED, s, True)
-    known = np.flatnonzero(~np.isnan(labels))
-    # every labelling counts once, so a lone label model's importance weights are resampled away
-    return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
-
-
-def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
-    """(draws, N) bool labellings, one per pooled draw; labeled items keep their label."""
-    n = labels.size
-    out = np.empty((model.n_draws, n), dtype=bool)
-    step = max(1, _DRAW_CELLS // model.n_draws)
-    for start in range(0, n, step):
-        items = np.arange(start, min(n, start + step))
-        out[:, items] = rng.random((model.n_draws, items.size)) < model.prob_positive(items)
-    known = ~np.isnan(labels)
-    out[:, known] = labels[known] == 1
-    return out
 
 
 class ManyResult(SharedDrawsComparison):
@@ -158,13 +50,31 @@ class ManyResult(SharedDrawsComparison):
     (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
     :mod:`spe.several`); ``res[name]`` is that model's
     :class:`~spe.several.ModelResult`, with every accessor of :func:`spe.fit`'s
-    result on the shared draws."""
+    result on the shared draws; ``item_index`` is the caller's item index
+    (:class:`~spe.scores.ItemIndex`), which per-item outputs carry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(300) < 0.3
+    >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+    ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+    >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+    >>> res = spe.fit_many(scores, labels, n_draws=200, seed=0)
+    >>> res.names, res.n_labeled
+    (['a', 'b'], 30)
+    >>> round(sum(res.prob_best("AUROC").values()), 6)
+    1.0
+    """
 
     METRICS = METRICS
 
     def __init__(self, scores: dict, labels, label_model: LabelPosterior, label_draws, excluded: dict,
-                 thresholds: dict, seed=0):
+                 thresholds: dict, seed=0, items=None):
         self.scores = scores
+        self.item_index = items if items is not None else ItemIndex()
         self.labels = labels
         self.label_model = label_model
         self.label_draws = label_draws  # (draws, N) bool, labeled items fixed
@@ -187,9 +97,10 @@ class ManyResult(SharedDrawsComparison):
     def model_weights(self) -> dict:
         """Each label model's share of the label draws: every model's own map (0 when
         excluded), the probability models' "name (calibrated)" maps (unless
-        ``calibrated=False``), and, with two or more models, their log-linear pool."""
+        ``calibrated=False``), and, with two or more models, their log-linear pool and
+        the joint model of their scores."""
         fitted = self.label_model.model_weights
-        pool = {POOL_NAME: fitted[POOL_NAME]} if POOL_NAME in fitted else {}
+        pool = {k: fitted[k] for k in (POOL_NAME, JOINT_NAME) if k in fitted}
         nearly = {calibrated_name(n): fitted[calibrated_name(n)] for n in self.names if calibrated_name(n) in fitted}
         return {n: fitted.get(n, 0.0) for n in self.names} | nearly | pool
 
@@ -227,20 +138,42 @@ class ManyResult(SharedDrawsComparison):
                     data = prepare(self.scores[name], self.labels)
                 except ValueError as exc:
                     raise ValueError(f"model {name!r}: {exc}") from None
-            self._results[name] = ModelResult(name, data, self.label_model, self.label_draws, self.prob_positive,
+            self._results[name] = ModelResult(name, data, self.label_model, self.label_draws, self._item_probabilities,
                                               child_seeds(np.random.SeedSequence([self._seed, k]), 3),
-                                              self.excluded.get(name, ""), self.population_seed)
+                                              self.excluded.get(name, ""), self.population_seed, self.item_index)
         return self._results[name]
 
-    def prob_positive(self) -> np.ndarray:
-        """Posterior P(y_i = 1 | every model's scores, the labels) per item; labeled items:
-        their label."""
+    def _item_probabilities(self) -> np.ndarray:
         if self._prob_positive is None:
             p = item_mean_probabilities(self.label_model, self.labels.size)
             known = ~np.isnan(self.labels)
             p[known] = self.labels[known]
             self._prob_positive = p
         return self._prob_positive.copy()
+
+    def prob_positive(self):
+        """Posterior P(y_i = 1 | every model's scores, the labels) per item; labeled items:
+        their label.
+
+        Returns
+        -------
+        numpy.ndarray of shape (N,), or a pandas Series on the caller's index when the
+        scores came with one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(300) < 0.3
+        >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+        ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+        >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+        >>> p = spe.fit_many(scores, labels, n_draws=200, seed=0).prob_positive()
+        >>> p.shape, bool(((p >= 0) & (p <= 1)).all())
+        ((300,), True)
+        """
+        return self.item_index.wrap(self._item_probabilities(), "prob_positive")
 
     def prevalence(self, level=0.9) -> Estimate:
         """Fraction of positives among these items, from the shared label draws."""
@@ -260,9 +193,11 @@ class ManyResult(SharedDrawsComparison):
     def _label_model_lines(self, weights) -> list[str]:
         fits = list(self.label_model.fits)
         if len(fits) == 1:
-            only = "the log-linear pool of all models" if fits[0] == POOL_NAME else f"{fits[0]}'s calibration map"
+            only = {POOL_NAME: "the log-linear pool of all models",
+                    JOINT_NAME: "the Gaussian copula of all models"}.get(fits[0], f"{fits[0]}'s calibration map")
             return [f"  label model: {only} alone"]
-        pool = f" and their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
+        pool = f", their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
+        pool += f", their Gaussian copula (weight {weights[JOINT_NAME]:.2f})" if JOINT_NAME in fits else ""
         nearly = [calibrated_name(n) for n in self.names if calibrated_name(n) in weights]
         extra = ([f"    with {len(nearly)} models' 'calibrated' maps (total weight "
                   f"{sum(weights[k] for k in nearly):.2f})"] if nearly else [])
@@ -287,7 +222,10 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         :class:`~spe.several.ManyMulticlassResult` (top-1 accuracy, macro AP,
         macro F1 per model from shared class draws). Values may be NumPy arrays or pandas,
         polars or pyarrow columns (or frames of class probabilities); a pandas or polars
-        DataFrame (or pyarrow Table) gives one model per column. Lazy Dask collections are
+        DataFrame (or pyarrow Table) gives one model per column. pandas inputs are matched
+        on their index: the first indexed model (or the DataFrame) sets the item order, every
+        other indexed column and the labels are reordered to it, and per-item outputs
+        (``prob_positive``, ``suggest_labels``) carry it. Lazy Dask collections are
         refused (every item's label is drawn): ``.compute()`` them, or fit one model from
         counts with ``spe.fit(spe.count_dask(...))``.
     labels : array-like of shape (N,), optional
@@ -298,11 +236,12 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     seed : int, numpy Generator or None
     higher_is_positive : bool
         False when lower scores mean positive (every model).
-    label_model : {"stack", "maps", "pool"}
-        ``"stack"`` (default): every model's own label model and the log-linear pool of
-        all models, weighted by the labels. ``"maps"`` or ``"pool"`` keep one kind, to
-        compare; neither is honest alone (module docstring; for class probabilities,
-        :mod:`spe.several`).
+    label_model : {"stack", "maps", "pool", "joint"}
+        ``"stack"`` (default): every model's own label model, the log-linear pool of all
+        models and their Gaussian copula (the joint distribution of the scores given the
+        class, for models that share their errors), weighted by the labels' leave-one-out
+        densities. ``"maps"``, ``"pool"`` or ``"joint"`` keep one kind, to compare; none
+        is honest alone (docs/method.md 9; class probabilities have no ``"joint"``).
     calibrated : bool or None
         Also stack each probability model's "calibrated" map (Platt with a tight prior at
         "its probabilities are right", :mod:`spe.calibration`; models with more than
@@ -316,7 +255,38 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     Returns
     -------
     ManyResult or ManyMulticlassResult
+
+    Raises
+    ------
+    TypeError
+        ``scores`` is not a dict or DataFrame of models, or ``calibrated`` not a bool.
+    ValueError
+        Models of different lengths, an unknown ``label_model``, a model named like a
+        label model, or no model that can inform the labels.
+    spe.exceptions.InputError
+        A pandas input whose index labels differ from the first indexed model's (a
+        ValueError; the message counts the missing and extra labels).
+
+    See Also
+    --------
+    spe.fit : one model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(300) < 0.3
+    >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+    ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+    >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+    >>> res = spe.fit_many(scores, labels, n_draws=200, seed=0)
+    >>> res
+    <ManyResult 2 models, 300 items>
+    >>> [r["model"] for r in res.ranking("AUROC")]
+    ['a', 'b']
     """
+    items, scores, labels = align_models(scores, labels)
     scores = frame_models(scores) or scores  # a DataFrame: one column per model
     if not isinstance(scores, dict) or len(scores) < 1:
         raise TypeError("scores must be a dict {model name: scores} (or a pandas/polars DataFrame, "
@@ -337,12 +307,13 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         if calibrated:
             raise ValueError("calibrated=True applies to one score per item, not to class probabilities")
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=check_n_draws(n_draws),
-                                   seed=seed, label_model=label_model)
+                                   seed=seed, label_model=label_model, items=items)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
     if label_model not in LABEL_MODELS:
         raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
-    if POOL_NAME in arrays:
-        raise ValueError(f"{POOL_NAME!r} names the pool of all models; rename that model")
+    for taken in (POOL_NAME, JOINT_NAME):
+        if taken in arrays:
+            raise ValueError(f"{taken!r} names a label model of all models; rename that model")
     calibrated = calibrated is None or bool(calibrated)
     clash = [k for k in arrays if calibrated and calibrated_name(k) in arrays]
     if clash:
@@ -371,4 +342,5 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated)
     draws = draw_labels(model, y, draw_rng)
     # drawn after the labels, so the seeds of each model's result leave every number above as it was
-    return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)))
+    return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)),
+                      items=items)

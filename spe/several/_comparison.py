@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import Estimate
-from ..report import plot_comparison
+from ..report import plot_comparison, records_frame, require_pandas
 
 
 def equal_weight_estimate(name, draws, level) -> Estimate:
@@ -29,6 +29,19 @@ class SharedDrawsComparison:
     Also a read-only mapping of the models: ``res[name]`` is one model's full result (on the
     shared draws), ``len(res)`` the number of models, ``for name in res`` their names in the
     order given, ``name in res`` and ``res.items()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(300) < 0.3
+    >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+    ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+    >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+    >>> res = spe.fit_many(scores, labels, n_draws=200, seed=0)
+    >>> len(res), "a" in res, [name for name, _ in res.items()]
+    (2, True, ['a', 'b'])
     """
 
     METRICS: tuple = ()
@@ -57,23 +70,70 @@ class SharedDrawsComparison:
 
     # ---- tables -------------------------------------------------------------------------
     def to_records(self, level=0.9, kind="sample") -> list[dict]:
-        """One dict per model and metric: model, metric, median, lower, upper, level, kind,
-        P(best) (ties shared) and why the model is excluded from the label model ('' if not)."""
+        """:meth:`to_frame`'s rows as a list of dicts (no pandas needed).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(300) < 0.3
+        >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+        ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+        >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+        >>> rows = spe.fit_many(scores, labels, n_draws=200, seed=0).to_records()
+        >>> [(r["model"], r["metric"]) for r in rows[:2]]
+        [('a', 'AUROC'), ('a', 'average precision')]
+        """
         best = {metric: self.prob_best(metric, kind) for metric in self.METRICS}
-        return [{"model": row["model"], "metric": metric, "median": row[metric].value,
-                 "lower": row[metric].lower, "upper": row[metric].upper, "level": row[metric].level, "kind": kind,
+        return [{"model": row["model"], "metric": metric, "kind": kind, "estimate": row[metric].value,
+                 "lower": row[metric].lower, "upper": row[metric].upper, "level": row[metric].level,
                  "P(best)": float(best[metric][row["model"]]), "excluded": row["excluded"]}
                 for row in self.metrics(level, kind) for metric in self.METRICS]
 
     def to_frame(self, level=0.9, kind="sample"):
-        """:meth:`to_records` as a pandas DataFrame (pandas is optional: without it an
-        ImportError says so; ``to_records()`` gives the same rows as dicts)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_frame() needs pandas (pip install pandas); res.to_records() gives the same rows "
-                              "as a list of dicts") from None
-        return pd.DataFrame.from_records(self.to_records(level, kind))
+        """Every model's metrics as a tidy pandas DataFrame, one row per model and metric.
+
+        Parameters
+        ----------
+        level : float, default=0.9
+            Level of the equal-tailed credible intervals.
+        kind : {"sample", "population"}, default="sample"
+            The metric of these items, or of the population they come from (binary scores only).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``model``, ``metric``, ``kind``, ``estimate`` (posterior median),
+            ``lower``, ``upper`` (interval ends), ``level``, ``P(best)`` (the share of
+            shared draws in which the model is best by that metric, ties shared) and
+            ``excluded`` (why the model is kept out of the label model, '' if it is not).
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (:meth:`to_records` gives the same rows as dicts).
+
+        See Also
+        --------
+        prob_beats : paired comparisons of every two models.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(300) < 0.3
+        >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+        ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+        >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+        >>> frame = spe.fit_many(scores, labels, n_draws=200, seed=0).to_frame()
+        >>> frame.columns.tolist()
+        ['model', 'metric', 'kind', 'estimate', 'lower', 'upper', 'level', 'P(best)', 'excluded']
+        >>> frame.shape
+        (8, 9)
+        """
+        return records_frame(self.to_records(level, kind))
 
     def metrics(self, level=0.9, kind="sample") -> list[dict]:
         """One row per model: each metric's posterior median and interval, on these items
@@ -93,14 +153,80 @@ class SharedDrawsComparison:
         self._check_metric(metric)
         return np.stack([self.metric_draws(n, kind)[metric] for n in self.names])
 
-    def prob_beats(self, metric=None, kind="sample") -> np.ndarray:
-        """(J, J) P(row model's metric > column model's) over the shared draws (ties count half)."""
-        v = self._stacked(metric or self.METRICS[0], kind)
-        return np.mean((v[:, None, :] > v[None, :, :]) + 0.5 * (v[:, None, :] == v[None, :, :]), axis=2)
+    def prob_beats(self, metric=None, kind="sample", *, as_frame=None):
+        """P(row model's metric > column model's) over the shared draws (ties count half).
 
-    def prob_best(self, metric=None, kind="sample") -> dict:
-        """P(each model has the highest metric), ties shared."""
+        Parameters
+        ----------
+        metric : str, optional
+            One of ``METRICS`` (default: the first).
+        kind : {"sample", "population"}, default="sample"
+        as_frame : bool or None, default=None
+            True: a pandas DataFrame with the model names as index and columns; False: a
+            (J, J) array in the order of ``names``. None: a DataFrame when the scores came
+            as pandas objects, else the array.
+
+        Returns
+        -------
+        pandas.DataFrame or numpy.ndarray of shape (J, J)
+
+        Raises
+        ------
+        ValueError
+            An unknown metric.
+        ImportError
+            ``as_frame=True`` without pandas.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(300) < 0.3
+        >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+        ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+        >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+        >>> res = spe.fit_many(scores, labels, n_draws=200, seed=0)
+        >>> res.prob_beats("AUROC").shape
+        (2, 2)
+        >>> beats = res.prob_beats("AUROC", as_frame=True)
+        >>> beats.index.tolist(), bool(beats.loc["a", "b"] > 0.5)
+        (['a', 'b'], True)
+        """
         v = self._stacked(metric or self.METRICS[0], kind)
+        p = np.mean((v[:, None, :] > v[None, :, :]) + 0.5 * (v[:, None, :] == v[None, :, :]), axis=2)
+        index = getattr(self, "item_index", None)
+        if as_frame or (as_frame is None and index is not None and index.is_pandas):
+            return require_pandas("prob_beats(as_frame=True)").DataFrame(p, index=list(self.names),
+                                                                          columns=list(self.names))
+        return p
+
+    def prob_best(self, metric=None, kind="sample", *, tolerance=0.0) -> dict:
+        """P(each model has the highest metric), ties shared; with ``tolerance > 0``, P(its
+        metric is within ``tolerance`` of the highest), which several models can share (the
+        values then need not sum to 1).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import spe
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.random(300) < 0.3
+        >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+        ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+        >>> res = spe.fit_many(scores, np.where(np.arange(300) < 30, y, np.nan), n_draws=200, seed=0)
+        >>> best = res.prob_best("AUROC")
+        >>> round(sum(best.values()), 6), best["a"] > 0.5
+        (1.0, True)
+        >>> near = res.prob_best("AUROC", tolerance=0.05)
+        >>> bool(all(near[m] >= best[m] for m in best))
+        True
+        """
+        v = self._stacked(metric or self.METRICS[0], kind)
+        if tolerance < 0:
+            raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+        if tolerance > 0:
+            return dict(zip(self.names, (v >= v.max(axis=0) - tolerance).mean(axis=1)))
         best = v == v.max(axis=0)
         return dict(zip(self.names, (best / best.sum(axis=0)).mean(axis=1)))
 

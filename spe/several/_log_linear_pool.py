@@ -34,17 +34,22 @@ INTERCEPT_SD = 1.5
 RECALIBRATION_DRAWS = 400
 
 
-def recalibrated_log_odds(s, labels, probabilities, rng) -> np.ndarray:
-    """Logit of the model's own Bayesian Platt posterior-mean P(y = 1 | s).
+def platt_fits(scores: dict, labels, probabilities: dict, rng) -> dict:
+    """Each model's own Bayesian Platt posterior ({model: fit}), fitted in the models' order.
 
     Recalibrating first (prior centred on "calibrated" for probabilities) puts every model
     on the log-odds scale its labels support: an over-confident model's exact 0s and 1s
-    (logits of +-14) are tempered instead of outvoting the rest.
+    (logits of +-14) are tempered instead of outvoting the rest. The pool and the joint
+    model (``_joint``) share these fits.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        fit = fit_calibration_map("platt", s, labels, probabilities=probabilities,
-                                  n_draws=RECALIBRATION_DRAWS, rng=rng)
+        return {m: fit_calibration_map("platt", s, labels, probabilities=probabilities[m],
+                                       n_draws=RECALIBRATION_DRAWS, rng=rng) for m, s in scores.items()}
+
+
+def recalibrated_log_odds(fit, s) -> np.ndarray:
+    """Logit of a Platt fit's posterior-mean P(y = 1 | s)."""
     p = fit.weights @ fit.prob_positive(s)
     return special.logit(np.clip(p, PROBABILITY_EPS, 1 - PROBABILITY_EPS))
 
@@ -119,9 +124,11 @@ def _mode(x, y, mean, sd, iterations=100):
     return theta, precision
 
 
-def fit_log_linear_pool(scores: dict, labels, probabilities: dict, n_draws: int, rng) -> LogLinearPool:
-    """The pool of ``scores`` ({model: (N,) scores}) given ``labels`` (NaN = unlabeled)."""
-    x = np.column_stack([recalibrated_log_odds(s, labels, probabilities[m], rng) for m, s in scores.items()])
+def fit_log_linear_pool(scores: dict, labels, probabilities: dict, n_draws: int, rng, fits=None) -> LogLinearPool:
+    """The pool of ``scores`` ({model: (N,) scores}) given ``labels`` (NaN = unlabeled);
+    ``fits``: the models' :func:`platt_fits` when already made."""
+    fits = fits or platt_fits(scores, labels, probabilities, rng)
+    x = np.column_stack([recalibrated_log_odds(fits[m], s) for m, s in scores.items()])
     mean, sd = _prior(x.shape[1])
     known = ~np.isnan(labels)
     if not known.any():

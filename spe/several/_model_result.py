@@ -62,12 +62,28 @@ class ModelResult(SPEResult):
     ----------
     name : the model's name in :func:`spe.fit_many`'s dict.
     excluded : why the model was kept out of the label model ('' when it is in).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(300) < 0.3
+    >>> scores = {"a": np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+    ...           "b": np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 0, 1)}
+    >>> labels = np.where(np.arange(300) < 30, y, np.nan)
+    >>> res = spe.fit_many(scores, labels, n_draws=200, seed=0)
+    >>> r = res["a"]
+    >>> r.name, r.excluded
+    ('a', '')
+    >>> bool(np.array_equal(r.prob_positive(), res.prob_positive()))
+    True
     """
 
     def __init__(self, name, data, label_posterior, label_draws, shared_probabilities, seeds, excluded="",
-                 population_seed=0):
+                 population_seed=0, items=None):
         label_seed, export_seed, check_seed = seeds
-        super().__init__(data, label_posterior, label_seed, export_seed, check_seed=check_seed)
+        super().__init__(data, label_posterior, label_seed, export_seed, check_seed=check_seed, items=items)
         self.name = name
         self.excluded = excluded
         self._population_seed = population_seed
@@ -112,10 +128,11 @@ class ModelResult(SPEResult):
             out[:, only_labeled] = sums[:, only_labeled] / (d.n_neg + d.n_pos)[only_labeled]
         return out
 
-    def prob_positive(self) -> np.ndarray:
+    def prob_positive(self):
         """Posterior P(y_i = 1 | every model's scores, the labels) per item (labeled items:
-        their label): the shared label model's, the same for every model."""
-        return self._shared_probabilities().copy()
+        their label): the shared label model's, the same for every model (a pandas Series
+        on the caller's index when the scores came with one)."""
+        return self.items.wrap(self._shared_probabilities().copy(), "prob_positive")
 
     def calibrate(self, scores) -> np.ndarray:
         """Refused: the shared label model needs every model's score of an item."""

@@ -36,6 +36,7 @@ from ..exceptions import SamplingWarning
 from ..metrics import check_kind
 from ..multiclass import (MulticlassResult, StackedLabelModel, as_class_labels, as_class_scores, draw_classes,
                           fit_label_models, model_weights)
+from ..scores import ItemIndex
 from . import _class_pool as class_pool
 from ._comparison import SharedDrawsComparison, equal_weight_estimate
 
@@ -49,12 +50,28 @@ class ManyMulticlassResult(SharedDrawsComparison):
     """Result of :func:`spe.fit_many` on class probabilities: one :class:`MulticlassResult`
     per model (``res[name]``), all on the same class draws, and paired comparisons
     (metrics, prob_beats, prob_best, ranking, to_frame, plot_comparison:
-    ``_comparison``)."""
+    ``_comparison``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 200)
+    >>> probs = {m: np.exp(s * np.eye(3)[y] + rng.normal(0, 1, (200, 3))) for m, s in (("a", 2.0), ("b", 1.0))}
+    >>> probs = {m: p / p.sum(axis=1, keepdims=True) for m, p in probs.items()}
+    >>> res = spe.fit_many(probs, np.where(np.arange(200) < 20, y, -1), n_draws=100, seed=0)
+    >>> res
+    <ManyMulticlassResult 2 models, 200 items>
+    >>> res.to_frame()["metric"].unique().tolist()
+    ['accuracy', 'macro AP', 'macro F1']
+    """
 
     METRICS = METRICS
 
-    def __init__(self, results: dict, excluded: dict, fits: dict, model_weights: dict):
+    def __init__(self, results: dict, excluded: dict, fits: dict, model_weights: dict, items=None):
         self.results = results
+        self.item_index = items if items is not None else ItemIndex()
         self.excluded = excluded
         self.fits = fits
         self.model_weights = model_weights
@@ -133,7 +150,7 @@ def recalibrate(f, temperature_fit) -> np.ndarray:
     return a * f - special.logsumexp(a * f, axis=1, keepdims=True)
 
 
-def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, label_model="stack"):
+def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, label_model="stack", items=None):
     """Several multiclass models on the same items (called by :func:`spe.fit_many` when
     every model gives an (N, K) matrix; see there)."""
     if label_model not in LABEL_MODELS:
@@ -172,5 +189,6 @@ def fit_many_multiclass(probs: dict, labels=None, *, n_draws: int, seed=None, la
         inputs[class_pool.NAME] = recalibrated
     weights = model_weights(fits, inputs, y, weight_rng)
     draws = draw_classes(fits, weights, inputs, y, n_draws, draw_rng)
-    results = {name: MulticlassResult(f, y, kinds[name], fits, weights, draws) for name, f in scores.items()}
-    return ManyMulticlassResult(results, excluded, fits, weights)
+    results = {name: MulticlassResult(f, y, kinds[name], fits, weights, draws, items=items)
+               for name, f in scores.items()}
+    return ManyMulticlassResult(results, excluded, fits, weights, items)

@@ -30,9 +30,10 @@ def test_inputs_are_checked():
     with pytest.raises(ValueError, match="same items"):
         spe.fit_many({"a": np.linspace(0, 1, 5), "b": np.linspace(0, 1, 6)})
     with pytest.raises(ValueError, match="label_model must be one of"):
-        spe.fit_many({"a": np.linspace(0, 1, 5)}, label_model="joint")
-    with pytest.raises(ValueError, match="rename that model"):
-        spe.fit_many({"log-linear pool": np.linspace(0, 1, 5)})
+        spe.fit_many({"a": np.linspace(0, 1, 5)}, label_model="copula")
+    for name in ("log-linear pool", "Gaussian copula"):
+        with pytest.raises(ValueError, match="rename that model"):
+            spe.fit_many({name: np.linspace(0, 1, 5)})
     with pytest.raises(ValueError, match="no model can inform the labels"):
         spe.fit_many({"flat": np.r_[np.zeros(5), np.ones(5)]})
 
@@ -48,7 +49,7 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     assert "distinct scores" in res.excluded["binary"] and "wrong way" in res.excluded["reversed"]
     own = {"good", "fair", "noise"}
     calibrated = {f"{m} (calibrated)" for m in own}
-    assert set(res.label_model.fits) == own | calibrated | {"log-linear pool"}
+    assert set(res.label_model.fits) == own | calibrated | {"log-linear pool", "Gaussian copula"}
     assert res.model_weights["binary"] == 0 and sum(res.model_weights.values()) == pytest.approx(1)
     maps = spe.fit_many(models, labels, n_draws=300, seed=0, label_model="maps")
     pool = spe.fit_many(models, labels, n_draws=300, seed=0, label_model="pool")
@@ -165,10 +166,12 @@ def test_calibrated_maps_are_the_default_and_checked():
     labels = np.where(np.arange(y.size) < 20, y, np.nan)
     margins = {"margin": special.logit(models["good"]), "fair": models["fair"]}
     off = spe.fit_many(models, labels, n_draws=200, seed=0, calibrated=False)
-    assert list(off.model_weights) == [*models, "log-linear pool"] and "'calibrated' maps" not in off.summary()
+    assert list(off.model_weights) == [*models, "log-linear pool", "Gaussian copula"]
+    assert "'calibrated' maps" not in off.summary()
     res = spe.fit_many(margins, labels, n_draws=200, seed=0)
     weights = res.model_weights
-    assert list(weights) == ["margin", "fair", "fair (calibrated)", "log-linear pool"]  # margins have no 'calibrated'
+    # margins have no 'calibrated' map
+    assert list(weights) == ["margin", "fair", "fair (calibrated)", "log-linear pool", "Gaussian copula"]
     assert sum(weights.values()) == pytest.approx(1.0) and "1 models' 'calibrated' maps" in res.summary()
     assert spe.fit_many(margins, labels, n_draws=200, seed=0, calibrated=True).model_weights == weights
     with pytest.raises(TypeError, match="calibrated must be True, False or None"):

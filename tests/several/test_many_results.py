@@ -140,11 +140,11 @@ def test_to_frame_has_a_row_per_model_and_metric(many, monkeypatch):
         assert sum(r["P(best)"] for r in rows) == pytest.approx(1.0)
         for r in rows:
             est = next(m for m in res.metrics() if m["model"] == r["model"])[metric]
-            assert (r["median"], r["lower"], r["upper"]) == (est.value, est.lower, est.upper)
+            assert (r["estimate"], r["lower"], r["upper"]) == (est.value, est.lower, est.upper)
     pd = pytest.importorskip("pandas")
     frame = res.to_frame(level=0.8)
     assert isinstance(frame, pd.DataFrame) and frame.shape[0] == len(records)
-    assert list(frame.columns[:5]) == ["model", "metric", "median", "lower", "upper"]
+    assert list(frame.columns[:6]) == ["model", "metric", "kind", "estimate", "lower", "upper"]
     assert (frame["level"] == 0.8).all()
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match="to_records"):

@@ -1,0 +1,229 @@
+"""Several models on the corpus' tasks: `spe.fit_many`'s errors, coverage and P(best) calibration.
+
+Every task of the corpus (`benchmarks/corpus/`, built by `python -m benchmarks.corpus.build`)
+has eight scikit-learn families trained on the same features and scoring the same held-out
+items (253-2,000 per task), so every task is a group of models that share their errors.
+Per task and trial: 20 random labels, every other item of the task unlabeled,
+`spe.fit_many` on the eight families (the default stack, and its Gaussian copula alone,
+`joint only`), against the truth of all the task's items (the metric of these items, what
+`kind="sample"` targets): absolute error (points) of AUROC, AP and accuracy at the family's
+threshold (0.5 for probabilities, 0 for margins), coverage of 90% intervals, and the error
+of the 20 labeled items alone. P(best) by AUROC and by AP: each model's stated P(best)
+against whether it is truly best (within 0.005 of the best true value, so ties count for
+every model within it), and likewise the stated P(within 0.005 of the best): a calibration table by bins of stated P(best), the realised share
+among models stated >= 0.8, and the Brier score against a uniform guess (1/J for every
+model, or P(within 0.005) = 1/J). ssme-lite (if installed), on trial 0 of the first `--ssme-tasks` tasks, on the same
+labels (margins through the logistic function), with its fit time beside fit_many's.
+Choices are made on the development half (R packages a-l); `--half heldout` (m-z) only
+reports.
+
+    python -m benchmarks.several_corpus [--half dev] [--tasks 60] [--trials 2] [--ssme-tasks 8] [--jobs 2] [--no-write]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import itertools
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from scipy import special
+
+import spe
+from benchmarks.corpus import CACHE, store
+from benchmarks.corpus.evaluate import select_tasks
+from benchmarks.harness.metrics import ALPHA, covers, exact_ap, exact_auc
+from benchmarks.harness.report import run_stamp, table, write_section
+from benchmarks.ssme_shared import has_ssme_lite
+
+HERE = Path(__file__).resolve().parent
+MARKERS = ("<!-- several-corpus:start -->", "<!-- several-corpus:end -->")
+N_LABELS = 20
+TIE = 0.005
+KEYS = {"auc": "AUROC", "auprc": "average precision", "accuracy": "accuracy"}
+METHODS = {"fit_many": {}, "fit_many, joint only": {"label_model": "joint"}}
+BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0 + 1e-9)
+COUNTS = {"fits": "{}", "failed": "{}", "stated >= 0.8": "{}"}
+STATED = {"best": "P(best)", "near": f"P(within {TIE} of best)"}
+
+
+def truth_of(s, y, threshold) -> dict:
+    return {"auc": exact_auc(s, y), "auprc": exact_ap(s, y), "accuracy": float(np.mean((s >= threshold) == (y == 1)))}
+
+
+def ssme_lite_estimates(scores: dict, kinds: dict, labels, seed) -> dict:
+    """ssme-lite on every model at once: {model: {key: estimate}}."""
+    from ssme_lite import SSMEEstimator
+
+    probs = np.column_stack([s if kinds[m] == "probability" else special.expit(s) for m, s in scores.items()])
+    y = np.where(np.isnan(labels), -1, labels).astype(int)
+    est = SSMEEstimator(random_state=seed, early_stopping=True).fit(np.clip(probs, 1e-6, 1 - 1e-6), y)
+    rep = est.evaluate(metrics=tuple(KEYS), n_draws=100, random_state=seed)
+    return {m: {k: float(rep.data["metrics"][k]["rows"][j]["estimate"]) for k in KEYS} for j, m in enumerate(scores)}
+
+
+def one_fit(job):
+    """Every measure of one (task, trial): per method and model, errors, coverage, P(best)."""
+    task_id, trial, with_ssme = job
+    task = store.load_task(store.task_path(CACHE, task_id))
+    y, scores, kinds = task["labels"], task["scores"], task["kinds"]
+    rng = np.random.default_rng([trial, len(y), sum(map(ord, task_id))])
+    labels = np.full(y.size, np.nan)
+    chosen = rng.choice(y.size, N_LABELS, replace=False)
+    labels[chosen] = y[chosen]
+    thresholds = {m: 0.5 if kinds[m] == "probability" else 0.0 for m in scores}
+    truth = {m: truth_of(s, y, thresholds[m]) for m, s in scores.items()}
+    out = {"task": task_id, "trial": trial, "truth": truth, "methods": {}, "labeled": {}}
+    for m, s in scores.items():
+        out["labeled"][m] = truth_of(s[chosen], y[chosen], thresholds[m]) if 0 < y[chosen].sum() < N_LABELS else None
+    for method, options in METHODS.items():
+        start = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                res = spe.fit_many(scores, labels, seed=trial, **options)
+            except Exception as exc:
+                out["methods"][method] = {"failed": repr(exc)}
+                continue
+            rows = {r["model"]: r for r in res.metrics(level=1 - ALPHA)}
+            best = {k: res.prob_best(name) for k, name in KEYS.items() if k != "accuracy"}
+            near = {k: res.prob_best(name, tolerance=TIE) for k, name in KEYS.items() if k != "accuracy"}
+        out["methods"][method] = {"s": time.process_time() - start, "models": {
+            m: {k: (rows[m][name].value, covers(rows[m][name].lower, rows[m][name].upper, truth[m][k]))
+                for k, name in KEYS.items()} | {f"best_{k}": float(b[m]) for k, b in best.items()}
+               | {f"near_{k}": float(b[m]) for k, b in near.items()}
+            for m in scores}}
+    if with_ssme:
+        start = time.process_time()
+        try:
+            est = ssme_lite_estimates(scores, kinds, labels, trial)
+            out["methods"]["ssme-lite"] = {"s": time.process_time() - start, "models": {
+                m: {k: (v, None) for k, v in e.items()} for m, e in est.items()}}
+        except Exception as exc:
+            out["methods"]["ssme-lite"] = {"failed": repr(exc)}
+    return out
+
+
+def error_rows(results, methods, paired_only=False) -> list[dict]:
+    rows = []
+    for method in methods:
+        fits = [r for r in results if "models" in r["methods"].get(method, {})]
+        if paired_only:
+            fits = [r for r in fits if "models" in r["methods"].get("ssme-lite", {})]
+        if not fits:
+            continue
+        err = {k: [] for k in KEYS}
+        bias, cover, base = [], {k: [] for k in KEYS}, {k: [] for k in KEYS}
+        for r in fits:
+            for m, v in r["methods"][method]["models"].items():
+                for k in KEYS:
+                    err[k].append(100 * abs(v[k][0] - r["truth"][m][k]))
+                    if v[k][1] is not None:
+                        cover[k].append(v[k][1])
+                    if r["labeled"][m] is not None:
+                        base[k].append(100 * abs(r["labeled"][m][k] - r["truth"][m][k]))
+                bias.append(100 * (v["auprc"][0] - r["truth"][m]["auprc"]))
+        row = {"method": method, "fits": len(fits), "auprc_bias": float(np.mean(bias)),
+               "s": float(np.median([r["methods"][method]["s"] for r in fits])),
+               "failed": sum("failed" in r["methods"].get(method, {}) for r in results)}
+        for k in KEYS:
+            row[k] = float(np.mean(err[k]))
+            row[f"cover_{k}"] = float(np.mean(cover[k])) if cover[k] else None
+        if not paired_only:
+            row["labeled_only_" + "auprc"] = float(np.mean(base["auprc"])) if base["auprc"] else None
+        rows.append(row)
+    return rows
+
+
+def best_rows(results, method="fit_many") -> tuple[list[dict], list[dict]]:
+    """The P(best) calibration table (by bin of stated P(best)) and the Brier scores, for
+    P(best) (strictly best, ties shared) and P(within 0.005 of the best)."""
+    table_rows, brier = [], []
+    for key, stat in itertools.product(("auc", "auprc"), ("best", "near")):
+        stated, realised, uniform = [], [], []
+        for r in results:
+            models = r["methods"].get(method, {}).get("models")
+            if not models:
+                continue
+            top = max(t[key] for t in r["truth"].values())
+            for m, v in models.items():
+                stated.append(v[f"{stat}_{key}"])
+                realised.append(float(r["truth"][m][key] >= top - TIE))
+                uniform.append(1.0 / len(models))
+        stated, realised, uniform = map(np.asarray, (stated, realised, uniform))
+        for lo, hi in itertools.pairwise(BINS):
+            inside = (stated >= lo) & (stated < hi)
+            if inside.any():
+                table_rows.append({"metric": KEYS[key], "stated": STATED[stat],
+                                   "stated P(best)": f"[{lo:.1f}, {min(hi, 1):.1f}]",
+                                   "models": int(inside.sum()), "mean stated": float(stated[inside].mean()),
+                                   "realised": float(realised[inside].mean())})
+        high = stated >= 0.8
+        brier.append({"metric": KEYS[key], "stated": STATED[stat], "models": int(stated.size),
+                      "brier": float(np.mean((stated - realised) ** 2)),
+                      "brier_uniform": float(np.mean((uniform - realised) ** 2)),
+                      "stated >= 0.8": int(high.sum()),
+                      "realised if >= 0.8": float(realised[high].mean()) if high.any() else None})
+    return table_rows, brier
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--half", default="dev", choices=("dev", "heldout"))
+    ap.add_argument("--tasks", type=int, default=60)
+    ap.add_argument("--trials", type=int, default=2)
+    ap.add_argument("--ssme-tasks", type=int, default=8)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-write", action="store_true", help="print the tables only (no RESULTS.md)")
+    args = ap.parse_args(argv)
+    try:
+        index = store.read_index(CACHE)
+    except FileNotFoundError:
+        raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
+    tasks = [r["task_id"] for r in select_tasks(index, args.half, args.tasks)]
+    ssme = has_ssme_lite()
+    jobs = [(t, trial, ssme and trial == 0 and i < args.ssme_tasks) for i, t in enumerate(tasks)
+            for trial in range(args.trials)]
+    start = time.time()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one_fit, jobs))
+    cols = ["method", "fits", "failed", "accuracy", "auc", "auprc", "auprc_bias", "cover_accuracy", "cover_auc",
+            "cover_auprc", "s"]
+    calibration, brier = best_rows(results)
+    text = "\n".join([
+        f"## Several models on the corpus' tasks, {args.half} half (`benchmarks/several_corpus.py`)", "",
+        run_stamp() + f"; `--half {args.half} --tasks {args.tasks} --trials {args.trials} --ssme-tasks "
+        f"{args.ssme_tasks if ssme else 0}`: {len(tasks)} tasks x {args.trials} trials, "
+        f"{(time.time() - start) / 60:.1f} min on {args.jobs} processes. " + " ".join(__doc__.split("\n\n")[1].split()),
+        "",
+        "Mean absolute error (points) over (task, trial, model), mean signed AP error, 90% coverage, median "
+        "CPU seconds per fit of all eight models (labeled only: AP error of the 20 labeled items where both "
+        "classes are among them):", "",
+        table(error_rows(results, METHODS), cols + ["labeled_only_auprc"], COUNTS), "",
+        "Paired with ssme-lite (the same tasks, trial 0, the same labels):", "",
+        table(error_rows(results, [*METHODS, "ssme-lite"], paired_only=True), cols, COUNTS), "",
+        "P(best) of `fit_many` (default; `res.prob_best(metric)`, strictly best, ties shared) and P(within "
+        "0.005 of the best) (`res.prob_best(metric, tolerance=0.005)`) against the truly best (within 0.005), "
+        "by bin of the stated probability:", "",
+        table(calibration, ["metric", "stated", "stated P(best)", "models", "mean stated", "realised"], COUNTS), "",
+        "Brier score of P(best) against a uniform guess (1/J), and the realised share among models stated "
+        ">= 0.8 (the issue asks >= 0.8):", "",
+        table(brier, ["metric", "stated", "models", "brier", "brier_uniform", "stated >= 0.8",
+                      "realised if >= 0.8"], COUNTS), "",
+    ])
+    print(text)
+    if not args.no_write and args.half == "dev":  # the held-out half is reported, never stored beside dev
+        write_section(text, HERE / "RESULTS.md", (MARKERS[0].replace("corpus", f"corpus-{args.half}"),
+                                                  MARKERS[1].replace("corpus", f"corpus-{args.half}")))
+
+
+if __name__ == "__main__":
+    main()

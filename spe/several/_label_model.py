@@ -1,0 +1,135 @@
+"""The shared label model of several binary classifiers: candidates stacked by the labels.
+
+The models' scores are all evidence about the same unknown labels. The label posterior
+stacks several candidate label models, each fitted to the labels once, with weights from
+the leave-one-out predictive densities of the labeled items (pseudo-BMA with the
+Bayesian bootstrap, :mod:`spe.pooling`, exactly as :func:`spe.fit` pools its score
+models; equal weights with no labels):
+
+* each model's own Bayesian calibration map (:mod:`spe.calibration`, the package's
+  default piecewise Platt map, prior centred on "calibrated" for probabilities);
+* the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several`),
+  which uses their agreement: models with independent errors together say more about an
+  item than any one alone;
+* the Gaussian copula of the models' scores given the class (``_joint``), which
+  represents their dependence: models that share their errors add little to each other;
+* each probability model's "calibrated" map (its probabilities taken as nearly right;
+  ``calibrated=False`` leaves these out). Labels drawn from a calibrated model's own
+  probabilities do not attenuate the other models the way a map learned from 20 labels
+  does.
+
+Neither kind is honest alone. Drawn from one model's map, labels are independent of the
+other models' scores given that model's, so a second model with independent information
+looks worse than it is. The log-linear pool spends the labels twice (recalibration, then
+pool), so alone its intervals are too narrow with few labels; the copula, alone, is
+sharper still (docs/user_guide/several.md). Stacked, the labels decide how far to trust the agreement. ``benchmarks/ssme_shared.py`` measures the coverage of
+the stack and of each kind alone (``label_model=``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map
+from ..exceptions import SamplingWarning
+from ..pooling import LabelPosterior, combine
+from ._joint import NAME as JOINT_NAME
+from ._joint import fit_gaussian_copula
+from ._log_linear_pool import NAME as POOL_NAME
+from ._log_linear_pool import fit_log_linear_pool, platt_fits
+
+#: Each model's calibration map (the package default) and its number of posterior draws.
+MAP_FORM = "spline"
+MAP_DRAWS = 1000
+LABEL_MODELS = ("stack", "maps", "pool", "joint")
+#: Items per block when labels are drawn, so memory stays (draws x block).
+_DRAW_CELLS = 4_000_000
+
+
+class ItemScoreModel:
+    """One model's calibration posterior, evaluated at item indices.
+
+    The score-model seam of :mod:`spe.pooling` takes scores; models scored on the
+    same items pool through the items themselves, each looking up its own scores.
+    """
+
+    def __init__(self, fit, scores):
+        self.fit = fit
+        self.scores = scores
+
+    @property
+    def name(self) -> str:
+        return self.fit.name
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.fit.weights
+
+    @property
+    def n_draws(self) -> int:
+        return self.fit.n_draws
+
+    def prob_positive(self, items, draws=None) -> np.ndarray:
+        """(M, n) P(y = 1) of the items at indices ``items`` under each draw."""
+        return self.fit.prob_positive(self.scores[np.asarray(items, dtype=np.intp)], draws)
+
+    def draws(self) -> dict:
+        return self.fit.draws()
+
+    def describe(self) -> dict:
+        return self.fit.describe()
+
+    def chain_index(self) -> None:
+        return None
+
+
+def calibrated_name(name) -> str:
+    return f"{name} (calibrated)"
+
+
+def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
+                    calibrated=False) -> LabelPosterior:
+    """Each model's calibration map and (with two or more models) their log-linear pool
+    and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
+    or ``"joint"`` keeps one kind only.
+    ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
+    adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
+    map_rng, pool_rng = rngs
+    with_pool = kind in ("stack", "pool") and len(scores) > 1
+    with_joint = kind in ("stack", "joint") and len(scores) > 1
+    with_maps = kind in ("stack", "maps") or not (with_pool or with_joint)
+    def item_map(form, s, is_probability):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SamplingWarning)
+            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng)
+        return ItemScoreModel(fit, s)
+
+    fits = {}
+    for name, s in scores.items() if with_maps else ():
+        fits[name] = item_map(MAP_FORM, s, probabilities[name])
+    platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
+    if with_pool:
+        fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)
+    for name, s in scores.items() if calibrated and with_maps else ():
+        if probabilities[name] and np.unique(s).size > MAX_CELLS:
+            fits[calibrated_name(name)] = item_map(NEARLY_CALIBRATED, s, True)
+    if with_joint:  # fitted last, so every other candidate's draws are as without it
+        fits[JOINT_NAME] = fit_gaussian_copula(scores, labels, platt, map_rng)
+    known = np.flatnonzero(~np.isnan(labels))
+    # every labelling counts once, so a lone label model's importance weights are resampled away
+    return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
+
+
+def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:
+    """(draws, N) bool labellings, one per pooled draw; labeled items keep their label."""
+    n = labels.size
+    out = np.empty((model.n_draws, n), dtype=bool)
+    step = max(1, _DRAW_CELLS // model.n_draws)
+    for start in range(0, n, step):
+        items = np.arange(start, min(n, start + step))
+        out[:, items] = rng.random((model.n_draws, items.size)) < model.prob_positive(items)
+    known = ~np.isnan(labels)
+    out[:, known] = labels[known] == 1
+    return out
