@@ -1,56 +1,35 @@
-"""A labeling session: which items to label next, what the answers say, and a state file
-that never loses an answer.
+"""A labeling session: which items to label next, what the answers say, every estimand of
+Ji et al. on its posterior, and a state file that never loses an answer.
 
-Saving is atomic (write a temporary file in the same folder, fsync, rename over the old
-one) and takes an exclusive lock on ``STATE.lock``; under the lock it first merges any
-answers another process saved meanwhile, so two sessions on one state file lose nothing.
-A state file records a checksum of the item list (ids, groups, predictions) so it cannot
-be resumed against a different data set.
+The class is assembled from one mixin per concept: persistence (``_state``), the class
+index, confusion matrix and costs (``_confusion``), identification and comparison
+(``_identify``); this module holds the loop, accuracy and calibration.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-
 import numpy as np
 
-from .._util.state_files import atomic_write, locked
-from ..exceptions import StateError
 from . import _strategies as strategies
 from ._calibration import (DEFAULT_BINS, KINDS, CalibrationError, binned_accuracy, check_bins, check_confidence,
                            pooled_prior)
+from ._confusion import ConfusionMixin
 from ._groups import class_order
+from ._identify import IdentifyMixin
 from ._metrics import BetaGroups, DirichletColumns
 from ._priors import uninformative_prior
-
-STATE_VERSION = 1
-
-
-def items_checksum(item_ids, groups, predicted) -> str:
-    h = hashlib.sha256()
-    for part in (item_ids, groups, predicted):
-        h.update(json.dumps([str(v) for v in part]).encode())
-        h.update(b"|")
-    return h.hexdigest()
+from ._state import STATE_VERSION, StateMixin, items_checksum, read_state  # noqa: F401 (old import paths)
 
 
-def read_state(path) -> dict:
-    path = Path(path)
-    try:
-        state = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise StateError(f"state file {path} is corrupted or truncated ({exc}); it was left untouched") from None
-    if not isinstance(state, dict) or state.get("version") != STATE_VERSION or "checksum" not in state:
-        raise StateError(f"{path} is not an spe labeling-state file (version {STATE_VERSION})")
-    return state
+class Assessor(StateMixin, ConfusionMixin, IdentifyMixin):
+    """Active Bayesian assessment (Ji et al.): every estimand on the answers so far.
 
-
-class Assessor:
-    """Active Bayesian assessment of per-group accuracy.
+    Estimands, each a posterior with intervals: :meth:`accuracy` per group,
+    :meth:`confusion` and :meth:`expected_cost` per predicted class,
+    :meth:`calibration_error` (overall and per group, :meth:`plot_reliability`),
+    :meth:`least_accurate` / :meth:`costliest` / :meth:`least_calibrated` (which m groups
+    are the extreme ones, scored by :func:`mrr`) and :meth:`compare` (two groups, with a
+    region of practical equivalence); :meth:`to_frame` tabulates the accuracies.
 
     Parameters
     ----------
@@ -59,22 +38,34 @@ class Assessor:
         equals the prediction. ``None``: answers are already 1 = correct / 0 = wrong.
     prior : BetaGroups, optional; default uninformative Beta(1, 1) per group. A given prior also
         centres each group's calibration offset (:meth:`calibration_error`, ``ts-least-calibrated``).
-    prior_labels : items whose answers the prior already holds (an SPE-informed prior fitted
-        on them): their answers are kept but not counted again by :attr:`posterior`.
     strategy : one of :data:`spe.assessment.STRATEGIES`.
     item_ids : optional ids (default 0..N-1), used in the state file's checksum.
     seed : int or None.
+    prior_labels : items whose answers the priors already hold (an SPE-informed prior fitted
+        on them): their answers are kept but not counted again.
     classes : optional, the classes in the order of the confusion and cost matrices' rows and
         columns (every prediction and answer must be one); default: every class predicted or
         answered so far, sorted (numerically when all are numbers). See :attr:`classes`.
+    confusion_prior : DirichletColumns, optional
+        Prior of the confusion matrix in :attr:`classes` order (:func:`score_confusion_prior`,
+        :func:`multiclass_confusion_prior`); default Dirichlet(1/K, ..., 1/K) per column.
     strategy_options : passed to the strategy, e.g. ``compare=(g1, g2)`` for ``"ts-compare"``;
         ``cost`` (K x K, true x predicted, in :attr:`classes` order) for ``"ts-costliest"``
         (each group must hold one predicted class, answers class labels); ``confidence`` (per
-        item) and ``n_bins`` (default 10) for ``"ts-least-calibrated"`` and :meth:`calibration_error`.
+        item) and ``n_bins`` (default 10) for ``"ts-least-calibrated"`` and :meth:`calibration_error`;
+        ``epsilon`` for the epsilon-greedy strategies, ``rope`` for ``"ts-compare"``.
+
+    Examples
+    --------
+    >>> a = Assessor([0, 0, 1, 1], predicted=["cat", "cat", "dog", "dog"], seed=0)
+    >>> i = int(a.next_items(1)[0])
+    >>> a.update(i, "cat")
+    >>> len(a.labels), a.classes
+    (1, ['cat', 'dog'])
     """
 
     def __init__(self, groups, predicted=None, prior=None, strategy="ts-estimate", item_ids=None,
-                 seed=None, prior_labels=(), classes=None, **strategy_options):
+                 seed=None, prior_labels=(), classes=None, confusion_prior=None, **strategy_options):
         self.groups = np.asarray(groups)
         if self.groups.ndim != 1 or self.groups.size == 0 or not np.issubdtype(self.groups.dtype, np.integer) \
                 or self.groups.min() < 0:
@@ -90,6 +81,11 @@ class Assessor:
         if classes is not None and self.predicted is None:
             raise ValueError("classes= needs predicted classes (answers are compared with the predictions)")
         self.declared_classes = None if classes is None else class_order(self.predicted.tolist(), classes)
+        if confusion_prior is not None and not isinstance(confusion_prior, DirichletColumns):
+            raise TypeError(f"confusion_prior must be a DirichletColumns, got {type(confusion_prior).__name__}")
+        if confusion_prior is not None and self.predicted is None:
+            raise ValueError("confusion_prior= needs predicted classes")
+        self.confusion_prior = confusion_prior
         self.prior_is_default = prior is None
         self.prior = prior if prior is not None else uninformative_prior(self.n_groups)
         if self.prior.n_groups != self.n_groups:
@@ -105,13 +101,9 @@ class Assessor:
         self.labels: dict[int, object] = {}
         self.prior_labels = frozenset(int(i) for i in prior_labels)
         self.sizes = np.bincount(self.groups, minlength=self.n_groups).astype(float)
+        self._index_predictions()
 
-    # ---- state -----------------------------------------------------------------------
-    @property
-    def checksum(self) -> str:
-        pred = [] if self.predicted is None else self.predicted.tolist()
-        return items_checksum(self.item_ids.tolist(), self.groups.tolist(), pred)
-
+    # ---- answers and accuracy ----------------------------------------------------------
     def is_correct(self, index, label) -> bool:
         if self.predicted is None:
             if label not in (0, 1, True, False, "0", "1"):
@@ -133,11 +125,47 @@ class Assessor:
         return self.prior.updated(ok, bad)
 
     def accuracy(self, level=0.9) -> dict:
-        """Per-group accuracy (posterior mean, interval) and the size-weighted overall value."""
+        """Per-group accuracy (posterior mean, ``level`` interval) and the size-weighted overall value.
+
+        Examples
+        --------
+        >>> a = Assessor([0, 0, 1, 1], None)
+        >>> a.update(0, 1); a.update(2, 0)
+        >>> a.accuracy()["mean"].round(3).tolist()
+        [0.667, 0.333]
+        """
         post = self.posterior
         lo, hi = post.interval(level)
         w = self.sizes / self.sizes.sum()
         return {"mean": post.mean(), "lower": lo, "upper": hi, "overall": float(w @ post.mean())}
+
+    def n_labeled(self) -> np.ndarray:
+        """Answers per group (all of them, also those a prior holds)."""
+        return np.bincount(self.groups[list(self.labels)], minlength=self.n_groups) if self.labels \
+            else np.zeros(self.n_groups, dtype=np.int64)
+
+    def to_frame(self, level=0.9, names=None):
+        """Tidy per-group accuracy: one row per group, columns ``group``, ``estimate``
+        (posterior mean), ``lower``, ``upper`` (``level`` interval), ``n_labeled``, ``n_items``.
+
+        ``names``: the group ids in code order (e.g. from :func:`encode_groups`). Needs pandas.
+
+        Examples
+        --------
+        >>> a = Assessor([0, 0, 1, 1], None)
+        >>> a.update(0, 1)
+        >>> a.to_frame(names=["a", "b"])[["group", "n_labeled", "n_items"]].values.tolist()
+        [['a', 1, 2], ['b', 0, 2]]
+        """
+        import pandas as pd
+
+        if names is not None and len(names) != self.n_groups:
+            raise ValueError(f"names needs one name per group ({self.n_groups}), got {len(names)}")
+        acc = self.accuracy(level)
+        return pd.DataFrame({"group": list(range(self.n_groups)) if names is None else list(names),
+                             "estimand": "accuracy", "estimate": acc["mean"], "lower": acc["lower"],
+                             "upper": acc["upper"], "n_labeled": self.n_labeled(),
+                             "n_items": self.sizes.astype(np.int64)})
 
     # ---- the loop --------------------------------------------------------------------
     def unlabeled_mask(self) -> np.ndarray:
@@ -146,7 +174,15 @@ class Assessor:
         return mask
 
     def next_items(self, k=1) -> np.ndarray:
-        """Indices of up to ``k`` items to label next (no item twice)."""
+        """Indices of up to ``k`` items to label next (no item twice), by the assessor's strategy.
+
+        Examples
+        --------
+        >>> a = Assessor([0, 0, 1, 1], None, strategy="ts-estimate", seed=0)
+        >>> picked = a.next_items(2)                  # one item of each group
+        >>> sorted([0, 0, 1, 1][i] for i in picked)
+        [0, 1]
+        """
         if not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         free = self.unlabeled_mask()
@@ -181,42 +217,13 @@ class Assessor:
                                  "classes= to fix their number and order")
             return strategies.costliest(self.confusion_posterior(), cost, self.group_columns(), available,
                                         self.rng, k)
+        if self.strategy == "ts-confusion":
+            if self.predicted is None:
+                raise ValueError("'ts-confusion' needs predicted classes (answers are class labels)")
+            return strategies.confusion_choice(self.confusion_posterior(), self.group_columns(), available,
+                                               self.sizes / self.sizes.sum(), self.rng, k)
         cells = self.calibration_cells()
         return strategies.least_calibrated(cells, available, self.rng, k)
-
-    # ---- classes and the confusion matrix ------------------------------------------------
-    @property
-    def classes(self) -> list:
-        """The confusion matrix's rows and columns: the declared classes, else every class
-        predicted or answered so far, sorted (numerically when all are numbers)."""
-        if self.predicted is None:
-            raise ValueError("classes need predicted classes (Assessor(groups, predicted, ...))")
-        return class_order([*self.predicted.tolist(), *self.labels.values()], self.declared_classes)
-
-    def group_columns(self) -> np.ndarray:
-        """The predicted class (index in :attr:`classes`) of each group; -1 for a group with no items."""
-        index = {str(c): k for k, c in enumerate(self.classes)}
-        col = np.full(self.n_groups, -1)
-        for g, p in zip(self.groups.tolist(), self.predicted.tolist()):
-            if col[g] not in (-1, index[str(p)]):
-                raise ValueError(f"group {g} holds several predicted classes; cost-driven assessment needs "
-                                 "groups that each hold one predicted class (class_groups)")
-            col[g] = index[str(p)]
-        return col
-
-    def confusion_posterior(self, pseudo_count=None) -> "DirichletColumns":
-        """Dirichlet posterior of the confusion matrix's columns, rows and columns in :attr:`classes` order.
-
-        Column k holds the true classes of the items *predicted* k (whatever their groups);
-        every answer counts, also one naming a class no item is predicted as. Prior:
-        ``pseudo_count`` (default 1) spread evenly over each column.
-        """
-        index = {str(c): k for k, c in enumerate(self.classes)}
-        kk = len(index)
-        alpha = np.full((kk, kk), (1.0 if pseudo_count is None else float(pseudo_count)) / kk)
-        for i, label in self.labels.items():
-            alpha[index[str(label)], index[str(self.predicted[i])]] += 1.0
-        return DirichletColumns(alpha)
 
     # ---- calibration -----------------------------------------------------------------------
     def calibration_cells(self, confidence=None, n_bins=None, pooled=False):
@@ -324,66 +331,21 @@ class Assessor:
         self.prior_labels = frozenset(int(i) for i in included)
 
     def update(self, index, label):
-        """Record the true label of item ``index`` (overwrites an earlier answer)."""
+        """Record the true label of item ``index`` (overwrites an earlier answer).
+
+        Examples
+        --------
+        >>> a = Assessor([0, 1], predicted=["cat", "dog"])
+        >>> a.update(0, "dog")
+        >>> a.posterior.mean().round(2).tolist()
+        [0.33, 0.5]
+        """
         index = int(index)
         if not 0 <= index < self.groups.size:
             raise IndexError(f"item index {index} out of range 0..{self.groups.size - 1}")
         self.is_correct(index, label)  # validates the answer
         if self.declared_classes is not None and str(label) not in {str(c) for c in self.declared_classes}:
             raise ValueError(f"answer {label!r} is not one of the declared classes {self.declared_classes!r}")
-        if index in self.prior_labels and str(self.labels[index]) != str(label):
+        if index in self.prior_labels and str(self.labels.get(index, label)) != str(label):
             raise ValueError(f"item {index}'s answer is part of the prior; refit the prior to change it")
         self.labels[index] = label
-
-    # ---- persistence -----------------------------------------------------------------
-    def to_state(self) -> dict:
-        return {
-            "version": STATE_VERSION,
-            "checksum": self.checksum,
-            "n_items": int(self.groups.size),
-            "strategy": self.strategy,
-            "strategy_options": {k: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple, list)) else v)
-                                 for k, v in self.strategy_options.items()},
-            "prior": {"alpha": self.prior.alpha.tolist(), "beta": self.prior.beta.tolist()},
-            "prior_labels": sorted(self.prior_labels),
-            "prior_default": self.prior_is_default,
-            "classes": None if self.declared_classes is None else [
-                c if isinstance(c, (int, float, str)) else str(c) for c in self.declared_classes],
-            "labels": [[int(i), lab if isinstance(lab, (int, float, str)) else str(lab)]
-                       for i, lab in sorted(self.labels.items())],
-            "rng": self.rng.bit_generator.state,
-        }
-
-    def save(self, path):
-        """Atomically write the session, merging answers saved concurrently by others."""
-        path = Path(path)
-        with locked(path):
-            if path.exists():
-                try:
-                    other = read_state(path)
-                except StateError:
-                    other = None  # never merge from a broken file; overwrite it with good state
-                if other is not None:
-                    if other["checksum"] != self.checksum:
-                        raise StateError(f"{path} belongs to a different item list; not overwritten")
-                    for i, lab in other["labels"]:
-                        self.labels.setdefault(int(i), lab)
-            atomic_write(path, json.dumps(self.to_state()))
-
-    @classmethod
-    def load(cls, path, groups, predicted=None, item_ids=None) -> "Assessor":
-        """Resume a session; the item list must match the one it was saved with."""
-        state = read_state(path)
-        prior = BetaGroups(state["prior"]["alpha"], state["prior"]["beta"])
-        obj = cls(groups, predicted, prior, state["strategy"], item_ids,
-                  prior_labels=state.get("prior_labels", ()), classes=state.get("classes"),
-                  **state.get("strategy_options", {}))
-        obj.prior_is_default = bool(state.get("prior_default", True))  # files before it: Ji et al.'s cells
-        if state["checksum"] != obj.checksum:
-            raise StateError(
-                f"{path} was saved for a different item list (checksum mismatch): "
-                "same items, groups and predictions are needed to resume"
-            )
-        obj.rng.bit_generator.state = state["rng"]
-        obj.labels = {int(i): lab for i, lab in state["labels"]}
-        return obj

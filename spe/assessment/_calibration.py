@@ -172,6 +172,17 @@ class CalibrationError:
     and :attr:`per_group` summarise them (mean, median and the ``level`` interval);
     ``bins`` holds the Beta posterior per confidence bin over all items, drawn by
     :meth:`plot` (the Bayesian reliability diagram).
+
+    Examples
+    --------
+    >>> from spe.assessment import Assessor
+    >>> conf = np.linspace(0.5, 1.0, 300)
+    >>> a = Assessor(np.zeros(300, dtype=int), None, confidence=conf, seed=0)
+    >>> for i in range(0, 300, 3):
+    ...     a.update(i, 1)
+    >>> ece = a.calibration_error(n=2000)
+    >>> sorted(ece.overall), ece.group_draws.shape
+    (['lower', 'mean', 'median', 'upper'], (2000, 1))
     """
 
     draws: np.ndarray

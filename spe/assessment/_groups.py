@@ -109,6 +109,12 @@ def bin_groups(scores, n_bins=10, kind="mass") -> tuple[np.ndarray, np.ndarray]:
     """Score bins: ``kind="width"`` (equal width) or ``"mass"`` (equal counts).
 
     Returns (codes, edges); empty bins are dropped and codes renumbered.
+
+    Examples
+    --------
+    >>> codes, edges = bin_groups([0.1, 0.2, 0.8, 0.9], n_bins=2)
+    >>> codes.tolist(), edges.round(2).tolist()
+    ([0, 0, 1, 1], [0.1, 0.5, 0.9])
     """
     s = np.asarray(scores, dtype=float)
     if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)):

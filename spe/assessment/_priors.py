@@ -35,7 +35,13 @@ def check_groups(groups, n=None, *, allow_empty=False):
 
 
 def uninformative_prior(n_groups, strength=DEFAULT_STRENGTH) -> BetaGroups:
-    """Beta(N0/2, N0/2) for every group (N0 = 2: uniform)."""
+    """Beta(N0/2, N0/2) for every group (N0 = 2: uniform).
+
+    Examples
+    --------
+    >>> uninformative_prior(2).alpha.tolist()
+    [1.0, 1.0]
+    """
     half = np.full(int(n_groups), strength / 2.0)
     return BetaGroups(half, half.copy())
 
@@ -45,6 +51,12 @@ def score_informed_prior(confidence, groups, strength=DEFAULT_STRENGTH) -> BetaG
 
     ``confidence`` is the model's own probability that its prediction is correct (the
     top-1 probability for multiclass models).
+
+    Examples
+    --------
+    >>> prior = score_informed_prior([0.9, 0.7, 0.6], [0, 0, 1])
+    >>> prior.alpha.round(2).tolist(), prior.beta.round(2).tolist()
+    ([1.6, 1.2], [0.4, 0.8])
     """
     g = check_groups(groups)
     c = np.asarray(confidence, dtype=float)
@@ -102,6 +114,16 @@ def spe_informed_prior(result, groups, predicted=None, *, max_strength=DEFAULT_M
     ``max_strength``: a number of pseudo-labels, or ``"group size"``: strength earned from
     the posterior's own uncertainty, mean (1 - mean) / var - 1, bounded only by the number
     of items in the group (a group's accuracy cannot be worth more labels than it has items).
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> scores, labels = spe.datasets.load_demo()
+    >>> known = np.where(np.arange(scores.size) % 60 == 0, labels, np.nan)    # 30 labels
+    >>> res = spe.fit(scores, known, seed=0, progress=False)  # doctest: +SKIP
+    >>> prior = spe_informed_prior(res, (scores > 0).astype(int), (scores > 0).astype(float))  # doctest: +SKIP
+    >>> prior.n_groups  # doctest: +SKIP
+    2
     """
     mean, var = spe_group_moments(result, groups, predicted)
     if isinstance(max_strength, str):
@@ -135,6 +157,18 @@ def multiclass_informed_prior(result, groups=None, *, min_strength=DEFAULT_STREN
     centre (Ji et al.'s score-informed mean), and the label models' draws only say how
     far from it the accuracy may be: the strength comes from their mean squared
     deviation from that centre.
+
+    Examples
+    --------
+    >>> import numpy as np, spe
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 150)
+    >>> probs = np.full((150, 3), 0.1); probs[np.arange(150), y] = 0.8
+    >>> res = spe.fit_multiclass(probs, np.where(np.arange(150) < 20, y, -1), model="temperature",
+    ...                          n_draws=100, seed=0)
+    >>> prior = multiclass_informed_prior(res)
+    >>> bool(np.all(prior.mean() > 0.7))
+    True
     """
     if min_strength <= 0:
         raise ValueError("min_strength must be positive")

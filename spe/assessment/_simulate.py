@@ -2,8 +2,9 @@
 
 Estimation: RMSE of per-group accuracy, sum_g p_g (theta_hat_g - theta_g)^2 under the
 square root, with theta_hat the posterior mean, after each budget. Identification: the
-number of labels after which the group with the lowest posterior-mean accuracy is the
-true least accurate group and stays so up to the budget.
+number of labels after which the m groups with the lowest posterior-mean accuracy are the
+true m least accurate (mean reciprocal rank 1, :func:`~spe.assessment.mrr`) and stay so
+up to the budget.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._assessor import Assessor
+from ._identify import mrr
 from ._priors import check_groups
 
 
@@ -19,13 +21,12 @@ def true_accuracy(groups, correct):
     return np.bincount(g, weights=np.asarray(correct, float)) / np.bincount(g)
 
 
-def run(groups, correct, prior, strategy, budgets, seed, **options):
-    """One replay; returns per-budget RMSE and the labels needed to identify the worst group."""
+def run(groups, correct, prior, strategy, budgets, seed, m=1, **options):
+    """One replay; returns per-budget RMSE and the labels needed to identify the m worst groups."""
     correct = np.asarray(correct, dtype=int)
     groups = np.asarray(groups)
     truth = true_accuracy(groups, correct)
     p = np.bincount(groups) / groups.size
-    worst = int(np.argmin(truth))
     assessor = Assessor(groups, None, prior, strategy, seed=seed, **options)
     rmse, identified_at = {}, None
     budgets = sorted(budgets)
@@ -35,7 +36,7 @@ def run(groups, correct, prior, strategy, budgets, seed, **options):
             break
         assessor.update(int(idx[0]), int(correct[idx[0]]))
         mean = assessor.posterior.mean()
-        if int(np.argmin(mean)) == worst:
+        if mrr(mean, truth, m) == 1.0:
             identified_at = n if identified_at is None else identified_at
         else:
             identified_at = None

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._metrics import BetaGroups, beta_variance, rope_probabilities
+from scipy import stats
 
+from ._metrics import BetaGroups, beta_variance, rope_quadrature
+
+#: Every strategy the :class:`~spe.assessment.Assessor` takes, e.g. ``"ucb-worst" in STRATEGIES``.
 STRATEGIES = ("random", "ts-estimate", "ts-worst", "ttts-worst", "ts-compare", "greedy-estimate",
-              "epsilon-greedy-estimate", "ts-costliest", "ts-least-calibrated")
+              "epsilon-greedy-estimate", "epsilon-greedy-worst", "ucb-worst", "ts-confusion", "ts-costliest",
+              "ts-least-calibrated")
 #: Strategies whose reward needs more than the per-group accuracy posterior.
-RICH_STRATEGIES = ("ts-costliest", "ts-least-calibrated")
+RICH_STRATEGIES = ("ts-confusion", "ts-costliest", "ts-least-calibrated")
+#: Bayesian UCB's bound (Ji et al.'s supplement: the 97.5% quantile of the reward -theta).
+UCB_QUANTILE = 0.975
 #: Options :func:`choose` takes; the assessor's other options feed the rich strategies and
 #: :meth:`~spe.assessment.Assessor.calibration_error`.
 CHOOSE_OPTIONS = ("epsilon", "top_two_beta", "compare", "rope")
@@ -45,9 +51,9 @@ def choose(strategy, post: BetaGroups, available, weights, rng, k=1, *, epsilon=
         raise ValueError("every item is already labeled")
     chosen = []
     if strategy == "ts-worst":  # multiple-play TS: the k lowest sampled accuracies
-        theta = post.sample(rng)
-        order = np.argsort(np.where(available, theta, np.inf))
-        return [int(g) for g in order[: min(k, int(available.sum()))]]
+        return _top_k(-post.sample(rng), available, k)
+    if strategy == "ucb-worst":  # Bayesian UCB of the reward -theta: the lowest 2.5% quantiles
+        return _top_k(-stats.beta.ppf(1 - UCB_QUANTILE, post.alpha, post.beta), available, k)
     for _ in range(k):
         if strategy == "random":  # a uniformly random unlabeled item = group by remaining size
             p = np.where(available, weights, 0.0)
@@ -59,6 +65,11 @@ def choose(strategy, post: BetaGroups, available, weights, rng, k=1, *, epsilon=
                 g = int(rng.choice(np.flatnonzero(available)))
             else:
                 g = _pick_max(estimation_reward(post, post.mean(), weights), available, rng)
+        elif strategy == "epsilon-greedy-worst":
+            if rng.random() < epsilon:
+                g = int(rng.choice(np.flatnonzero(available)))
+            else:
+                g = _pick_max(-post.mean(), available, rng)
         elif strategy == "ttts-worst":
             g = _top_two(post, available, rng, top_two_beta)
         else:  # ts-compare
@@ -82,13 +93,13 @@ def _top_two(post, available, rng, beta, max_resample=100):
     return first
 
 
-def _compare(post, available, rng, pair, epsilon, n_mc=2000):
-    """Greedy expected ROPE confidence lambda after one more label from g1 or g2."""
+def _compare(post, available, rng, pair, epsilon):
+    """Greedy expected ROPE confidence lambda after one more label from g1 or g2 (Ji et al.),
+    the outcome's probability a Thompson draw, lambda by quadrature."""
     if pair is None or len(pair) != 2:
         raise ValueError("strategy 'ts-compare' needs compare=(g1, g2)")
     g1, g2 = (int(x) for x in pair)
     theta = post.sample(rng)
-    seed = int(rng.integers(2**31))
     best, best_val = None, -np.inf
     for g in (g1, g2):
         if not available[g]:
@@ -97,7 +108,7 @@ def _compare(post, available, rng, pair, epsilon, n_mc=2000):
         for z, pz in ((1, theta[g]), (0, 1 - theta[g])):
             a, b = post.alpha.copy(), post.beta.copy()
             (a if z else b)[g] += 1
-            val += pz * rope_probabilities(BetaGroups(a, b), g1, g2, epsilon, seed, n_mc).max()
+            val += pz * rope_quadrature(a[g1], b[g1], a[g2], b[g2], epsilon).max()
         if val > best_val:
             best, best_val = g, val
     if best is None:
@@ -126,3 +137,28 @@ def least_calibrated(cells, available, rng, k=1):
     gap = np.bincount(cells.group, weights=cells.weight * np.abs(theta - cells.confidence),
                       minlength=available.size)
     return _top_k(gap, available, k)
+
+
+def dirichlet_total_variance(alpha):
+    """sum_j Var(theta_j) of Dirichlet(alpha) along axis 0 (also for stacked updates)."""
+    a0 = alpha.sum(axis=0)
+    return (a0**2 - np.sum(alpha**2, axis=0)) / (a0**2 * (a0 + 1.0))
+
+
+def confusion_reward(alpha, theta, weight):
+    """Ji et al.'s Table 1 confusion reward of one column: weight * (sum_j Var now - E_z sum_j
+    Var after one label), the true class z ~ Multinomial(theta) (a Thompson draw)."""
+    now = dirichlet_total_variance(alpha)
+    a0, sq = alpha.sum(), np.sum(alpha**2)
+    after = ((a0 + 1.0) ** 2 - (sq + 2.0 * alpha + 1.0)) / ((a0 + 1.0) ** 2 * (a0 + 2.0))
+    return weight * (now - theta @ after)
+
+
+def confusion_choice(confusion, group_column, available, weights, rng, k=1):
+    """Thompson sampling for the confusion matrix: each group's (predicted class's) column
+    drawn, the ``k`` groups of largest expected posterior-variance reduction."""
+    theta = confusion.sample(rng, 1)[0]
+    col = np.asarray(group_column)
+    reward = np.array([confusion_reward(confusion.alpha[:, c], theta[:, c], w) if c >= 0 else -np.inf
+                       for c, w in zip(col, weights)])
+    return _top_k(reward, available, k)

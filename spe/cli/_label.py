@@ -13,14 +13,18 @@ from pathlib import Path
 import numpy as np
 
 from .._fit import fit
-from ..assessment import Assessor, bin_groups, encode_groups, spe_informed_prior  # a StateError is a ValueError
+from ..assessment import (STRATEGIES, Assessor, bin_groups, class_groups, encode_groups,  # a StateError is a ValueError
+                          spe_informed_prior)
 from ..scores import MISSING_TOKENS, parse_label, parse_scores, read_table
 from ._common import DefaultsShown
 
 YES_NO_SHORT = {"y": "yes", "n": "no"}
 #: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
 #: or a metric of the scores (spe.fit + suggest_labels).
-GOALS = ("accuracy", "pr", "ap", "threshold")
+GOALS = ("accuracy", "confusion", "least-accurate", "compare", "pr", "ap", "threshold")
+#: Ji et al.'s estimands: the assessor's strategy each one labels for by default.
+ESTIMAND_STRATEGY = {"accuracy": "ts-estimate", "confusion": "ts-confusion", "least-accurate": "ts-worst",
+                     "compare": "ts-compare"}
 #: The assessor's prior per group: SPE-informed (spe.fit on the scores and every answer so
 #: far) or uniform. "auto": SPE-informed for binary labels, uniform for class names.
 PRIORS = ("auto", "spe", "uniform")
@@ -120,7 +124,10 @@ def _items(args, table):
     else:
         raise ValueError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
     predicted, parse, hint = answer_parser(predicted)
-    if args.group_col:
+    if getattr(args, "goal", "accuracy") == "confusion" and not args.group_col:
+        groups, names = class_groups(predicted)
+        names = [str(c) for c in names]
+    elif args.group_col:
         groups, names = encode_groups(np.array(table.column(args.group_col)))
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
@@ -130,20 +137,41 @@ def _items(args, table):
 
 def _check_goal(args, predicted) -> str:
     goal = getattr(args, "goal", "accuracy")
-    if goal != "accuracy" and not set(predicted) <= {"0", "1"}:
+    if goal == "confusion" and args.group_col:
+        raise ValueError("--goal confusion groups items by their predicted class; drop --group-col")
+    if goal not in ESTIMAND_STRATEGY and not set(predicted) <= {"0", "1"}:
         raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
     if goal == "threshold" and args.threshold is None:
         raise ValueError("--goal threshold needs --threshold (the score at which items are predicted positive)")
     return goal
 
 
-def _open_session(args, state, groups, predicted, ids, existing) -> Assessor:
+def _strategy(args, goal, names) -> tuple[str, dict]:
+    """The assessor's strategy and its options: ``--strategy``, else the estimand's own."""
+    strategy = getattr(args, "strategy", None) or ESTIMAND_STRATEGY.get(goal, "ts-estimate")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown --strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    options = {}
+    if goal == "least-accurate" and not 1 <= args.top <= len(names):
+        raise ValueError(f"--top must be between 1 and the number of groups ({len(names)}), got {args.top}")
+    if goal == "compare" or strategy == "ts-compare":
+        pair = getattr(args, "compare", None)
+        if not pair:
+            raise ValueError("--goal compare needs --compare GROUP1 GROUP2 (two group names)")
+        unknown = [g for g in pair if g not in names]
+        if unknown:
+            raise ValueError(f"--compare: {unknown} are not groups; groups are {names[:8]}")
+        options = {"compare": (names.index(pair[0]), names.index(pair[1])), "rope": args.rope}
+    return strategy, options
+
+
+def _open_session(args, state, groups, predicted, ids, existing, strategy=("ts-estimate", {})) -> Assessor:
     """The session in ``state`` (resumed, or new), with the table's known labels added."""
     if state.exists():
         assessor = Assessor.load(state, groups, predicted, ids)
         print(f"resuming {state}: {len(assessor.labels)} answers so far")
     else:
-        assessor = Assessor(groups, predicted, strategy=args.strategy, item_ids=ids, seed=args.seed)
+        assessor = Assessor(groups, predicted, strategy=strategy[0], item_ids=ids, seed=args.seed, **strategy[1])
     new = {i: lab for i, lab in existing.items() if i not in assessor.labels}
     for i, lab in new.items():
         assessor.update(i, lab)
@@ -168,12 +196,37 @@ def _ask(ask, prompt, parse, hint):
         print(f"  {said}: type {hint}, or q to quit")
 
 
+def _print_estimand(args, assessor, names, goal):
+    """The answer to ``goal`` (Ji et al.'s other estimands), after the accuracies."""
+    if goal == "confusion":
+        conf = assessor.confusion()
+        print("confusion matrix, P(true class | predicted) (posterior mean [90%]), predicted -> true:")
+        for k, pred in enumerate(conf["classes"]):
+            cells = [f"{t}: {conf['mean'][j, k]:.3f} [{conf['lower'][j, k]:.3f}, {conf['upper'][j, k]:.3f}]"
+                     for j, t in enumerate(conf["classes"]) if conf["mean"][j, k] >= 0.01 or j == k]
+            print(f"  {pred} -> " + "; ".join(cells))
+    elif goal == "least-accurate":
+        ident = assessor.least_accurate(m=args.top)
+        print(f"the {args.top} least accurate group(s): " + ", ".join(
+            f"{names[g]} (P(among them) {ident.prob_top[g]:.2f}, rank {ident.rank_lower[g] + 1}-"
+            f"{ident.rank_upper[g] + 1})" for g in ident.top))
+    elif goal == "compare":
+        g1, g2 = (names.index(g) for g in args.compare)
+        c = assessor.compare(g1, g2, epsilon=args.rope)
+        print(f"{names[g1]} minus {names[g2]}: {c.difference:+.3f} [90% {c.lower:+.3f}, {c.upper:+.3f}]; "
+              f"P(below, equivalent, above) = {', '.join(f'{v:.2f}' for v in c.probabilities)} "
+              f"(ROPE +/-{c.epsilon:g})")
+
+
 def _print_results(args, assessor, state, names, scores, goal):
     acc = assessor.accuracy()
     print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
     for g, name in enumerate(names):
         print(f"  {name}: {acc['mean'][g]:.3f} [{acc['lower'][g]:.3f}, {acc['upper'][g]:.3f}]")
     print(f"  overall (size-weighted): {acc['overall']:.3f}")
+    if goal in ESTIMAND_STRATEGY:
+        _print_estimand(args, assessor, names, goal)
+        return
     if goal != "accuracy":
         res = _fitted(scores, assessor.labels, args.seed)
         ap = res.average_precision()
@@ -193,14 +246,19 @@ def run(args, ask=input):
     if table.blank_rows:
         print(f"spe: note: {table.blank_note()}", file=sys.stderr)
     state = Path(args.state)
-    assessor = _open_session(args, state, groups, predicted, ids, existing)
-    if _prior_choice(args, predicted) == "spe" and goal == "accuracy":
+    assessor = _open_session(args, state, groups, predicted, ids, existing, _strategy(args, goal, names))
+    if _prior_choice(args, predicted) == "spe" and goal in ESTIMAND_STRATEGY and goal != "confusion":
         _spe_prior(assessor, scores, predicted, args.seed)
     assessor.save(state)
     asked = 0
+    queue = []  # least-accurate: one item from each of the --top groups drawn (multiple-play TS)
     while args.max is None or asked < args.max:
-        nxt = (assessor.next_items(1) if goal == "accuracy"
-               else _suggested(scores, assessor.labels, goal, args.seed, args.threshold))
+        if goal in ESTIMAND_STRATEGY:
+            queue = [i for i in queue if i not in assessor.labels] or list(
+                assessor.next_items(getattr(args, "top", 1) if goal == "least-accurate" else 1))
+            nxt = np.array(queue[:1], dtype=np.int64)
+        else:
+            nxt = _suggested(scores, assessor.labels, goal, args.seed, args.threshold)
         if nxt.size == 0:
             print("every item is labeled")
             break
@@ -229,14 +287,21 @@ def add_parser(sub):
     p.add_argument("--threshold", type=float, default=None, help="predict 1 when score >= threshold")
     p.add_argument("--group-col", default=None, help="column with group ids (without it: equal-mass score bins)")
     p.add_argument("--bins", type=int, default=5, help="equal-mass score bins when no --group-col")
-    p.add_argument("--strategy", default="ts-estimate", help="how items are chosen: ts-estimate, ts-worst, random, ...")
+    p.add_argument("--strategy", default=None, choices=STRATEGIES, metavar="STRATEGY",
+                   help="how items are chosen (default: the --goal's Thompson sampling): " + ", ".join(STRATEGIES))
     p.add_argument("--goal", default="accuracy", choices=GOALS,
-                   help="accuracy: per-group accuracy (Thompson sampling, --strategy); pr / ap: the PR curve "
-                        "or average precision of the scores; threshold: precision and recall at --threshold "
-                        "(pr / ap / threshold refit spe.fit after every answer and ask suggest_labels for the "
-                        "next item; binary labels only)")
+                   help="the estimand (Ji et al.): accuracy per group (ts-estimate); confusion: the confusion "
+                        "matrix, groups = predicted classes (ts-confusion); least-accurate: the --top least "
+                        "accurate groups (ts-worst); compare: --compare G1 G2 with a ROPE of +/- --rope "
+                        "(ts-compare). pr / ap: the PR curve or average precision of the scores; threshold: "
+                        "precision and recall at --threshold (these refit spe.fit after every answer and ask "
+                        "suggest_labels for the next item; binary labels only)")
+    p.add_argument("--top", type=int, default=1, help="--goal least-accurate: how many groups to identify")
+    p.add_argument("--compare", nargs=2, default=None, metavar=("G1", "G2"),
+                   help="--goal compare: the two groups (names as printed)")
+    p.add_argument("--rope", type=float, default=0.05, help="--goal compare: half-width of practical equivalence")
     p.add_argument("--prior", default="auto", choices=PRIORS,
-                   help="the per-group prior of --goal accuracy: spe = SPE-informed (spe.fit on the scores and "
+                   help="the per-group prior of --goal accuracy, least-accurate and compare: spe = SPE-informed (spe.fit on the scores and "
                         "the answers so far, rebuilt each time a session starts or resumes; answers it holds are "
                         "not counted twice), uniform = Beta(1, 1); auto = spe for binary labels, else uniform")
     p.add_argument("--max", type=int, default=None, help="stop after this many answers")

@@ -338,7 +338,8 @@ def test_fit_with_several_score_columns_compares_them(tmp_path, capsys):
     assert "ranking by AUROC" in capsys.readouterr().out
     data = json.loads((tmp_path / "o" / "models.json").read_text())
     assert data["prob_best_auroc"]["good"] > 0.9 and [m["model"] for m in data["models"]] == ["good", "weak"]
-    assert set(data["model_weights"]) == {"good", "weak", "good (calibrated)", "weak (calibrated)", "log-linear pool"}
+    assert set(data["model_weights"]) == {"good", "weak", "good (calibrated)", "weak (calibrated)", "log-linear pool",
+                                          "Gaussian copula"}
     assert sum(data["model_weights"].values()) == pytest.approx(1)
     assert data["prevalence"]["lower"] <= data["prevalence"]["value"] <= data["prevalence"]["upper"]
     assert (tmp_path / "o" / "models.png").stat().st_size > 5_000
