@@ -111,3 +111,14 @@ html_theme_options = {
 html_static_path = ["_static"]
 html_css_files = ["spe.css"]
 html_show_sourcelink = False
+
+
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    """scikit-learn's own methods on spe.sklearn's estimators (``set_fit_request``, the mixins'
+    ``score``) are documented by scikit-learn, and their docstrings cross-reference its site."""
+    module = getattr(obj, "__module__", "") or ""
+    return True if module.startswith("sklearn") else None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)
