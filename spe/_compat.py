@@ -183,6 +183,25 @@ def _packages_with_old_names() -> set[str]:
     return {m for m in rooms | {m for m, _ in NAMES} if m[len("spe."):] not in MOVED} - {"spe"}
 
 
+class _GuardedPackage(types.ModuleType):
+    """A package whose public names are not replaced by old module paths of the same name.
+
+    Importing an old path (``spe.sampling.psis``, now ``spe.sampling._psis``) makes the import
+    system set it as an attribute of its parent, which would shadow the function
+    ``spe.sampling.psis`` for everyone after that import."""
+
+    def __setattr__(self, name, value):
+        current = self.__dict__.get(name)
+        if (isinstance(value, types.ModuleType) and current is not None
+                and not isinstance(current, types.ModuleType)):
+            return
+        super().__setattr__(name, value)
+
+
+def _old_path_parents() -> set[str]:
+    return {"spe." + old.rsplit(".", 1)[0] for old in MOVED if "." in old} | {"spe"}
+
+
 def install() -> None:
     """Answer the old paths and names (idempotent). The finder goes first on ``sys.meta_path``:
     an old path under a renamed package (``spe.mixture.families.base``) would otherwise be
@@ -192,3 +211,9 @@ def install() -> None:
     for module in _packages_with_old_names():
         package = sys.modules.get(module) or importlib.import_module(module)
         package.__getattr__ = _name_getattr(module)
+    for module in _old_path_parents():
+        if module[len("spe."):] in MOVED:  # an old package path itself: nothing real to guard
+            continue
+        package = sys.modules.get(module) or importlib.import_module(module)
+        if type(package) is types.ModuleType:
+            package.__class__ = _GuardedPackage

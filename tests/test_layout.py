@@ -15,6 +15,7 @@ import importlib
 import pkgutil
 import re
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,7 @@ def test_old_module_paths_still_import_with_a_future_warning(old):
 def test_moved_names_answer_with_a_future_warning(module, old):
     home, new = NAMES[(module, old)]
     namespace = importlib.import_module(module)
-    if isinstance(vars(namespace).get(old), type(spe)):
+    if isinstance(vars(namespace).get(old), types.ModuleType):
         del vars(namespace)[old]  # an old module path of the same name, imported by the test above
     with pytest.warns(FutureWarning, match="removed in spe 0.4"):
         value = getattr(namespace, old)
@@ -192,3 +193,14 @@ def test_an_old_submodule_reached_as_an_attribute_answers_with_a_warning():
     with pytest.warns(FutureWarning, match="spe.elicitation.search is deprecated"):
         budget = spe.elicitation.search.question_budget
     assert budget is spe.elicitation._search.question_budget
+
+
+def test_an_old_module_path_does_not_shadow_the_public_name_it_shares():
+    # spe.sampling.psis was a module in 0.2 and is a function now: importing the old path
+    # must not replace the function for everyone imported after it
+    sys.modules.pop("spe.sampling.psis", None)
+    with pytest.warns(FutureWarning):
+        importlib.import_module("spe.sampling.psis")
+    from spe.sampling import psis
+
+    assert callable(psis) and not isinstance(psis, types.ModuleType)
