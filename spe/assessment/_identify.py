@@ -128,7 +128,7 @@ class Identification:
 class Comparison:
     """ROPE comparison of two groups' accuracies, d = theta_g1 - theta_g2 (Ji et al.).
 
-    ``probabilities``: P(d < -eps), P(|d| <= eps), P(d > eps) (the regions ``below``,
+    ``probabilities``: ``P(d < -eps)``, ``P(abs(d) <= eps)``, ``P(d > eps)`` (the regions ``below``,
     ``equivalent``, ``above``); ``region`` the most probable one (eta) and ``confidence``
     its probability (lambda); ``difference`` the posterior mean of d and ``lower``,
     ``upper`` its ``level`` interval.
