@@ -346,7 +346,7 @@ def test_fit_with_several_score_columns_compares_them(tmp_path, capsys):
     assert main(["fit", str(path), "--score-col", "good,weak", "--label-col", "label", "--n-draws", "200",
                  "--model", "uncalibrated", "--out", str(tmp_path / "c")]) == 0
     weights = json.loads((tmp_path / "c" / "models.json").read_text())["model_weights"]
-    assert set(weights) == {"good", "weak", "log-linear pool"}
+    assert set(weights) == {"good", "weak", "log-linear pool", "Gaussian copula"}
     capsys.readouterr()
     assert main(["fit", str(path), "--score-col", "good,weak", "--label-col", "label", "--model", "mixture"]) == 2
     assert "--model takes 'auto' (each probability model's" in capsys.readouterr().err
