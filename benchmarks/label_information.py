@@ -1,6 +1,6 @@
 """How much can 20 labels tell? SSME's protocol on labels drawn from a known calibration map.
 
-The honesty issue asks, under SSME's protocol (20 labeled + 1,000 unlabeled items, truth on
+spe's own targets ask, under SSME's protocol (20 labeled + 1,000 unlabeled items, truth on
 a held-out half), for errors of at most 0.6x (accuracy) and 0.5x (AUROC, AUPRC) those of
 the 20 labeled items alone, for one model at a time. This script measures what is possible
 when the calibration-map model is *exactly right*: each real model's scores are kept, and

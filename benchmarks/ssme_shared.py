@@ -276,7 +276,7 @@ def main(argv=None):
         "",
         run_stamp()
         + f"; {seeds} seeds, {(time.time() - start) / 60:.1f} min on {args.jobs} processes. " + " ".join(
-            __doc__.split("\n\n")[1].split()) + " Targets of the honesty issue: ratios <= 0.6 (accuracy) and "
+            __doc__.split("\n\n")[1].split()) + " spe's own targets: ratios <= 0.6 (accuracy) and "
         "<= 0.5 (AUROC, AUPRC). SSME's published ratios on its own CivilComments data (7 models, other data): "
         + " / ".join(f"{a / b:.2f}" for a, b in PUBLISHED.values()) + ".",
         "",
