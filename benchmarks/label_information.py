@@ -316,8 +316,8 @@ def results_section(stored) -> str:
         stored["stamp"],
         "",
         *[_unwrap(p) + "\n" for p in __doc__.split("\n\n")[1:-1]],
-        "Mean absolute error in points; `*_ratio` = error / the labeled items' error (targets of the honesty "
-        "issue: 0.6 / 0.5 / 0.5); `*_cov` = share of (model, seed) pairs whose 90% interval holds the "
+        "Mean absolute error in points; `*_ratio` = error / the labeled items' error (spe's own "
+        "targets: 0.6 / 0.5 / 0.5); `*_cov` = share of (model, seed) pairs whose 90% interval holds the "
         "metric of the fitted items (20 labeled + unlabeled; in `prior maps` Bayesian Platt's should hold it "
         "0.9 of the time). Seeds whose 20 labels hold one class are skipped.",
         "",
