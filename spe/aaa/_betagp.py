@@ -298,9 +298,12 @@ class BetaGP:
         return BetaGPFit(*moments, kernel, float(s2), float(ratio), float(m_f), float(m_g), self.name)
 
 
-def _fitter(**options):
+def _fitter(model=None, **options):
+    """The ladder's function form of ``model`` (default :class:`BetaGP`) with ``options``."""
+    model = BetaGP if model is None else model
+
     def fit(codes, n_levels, n_labeled, n_correct, seed=0, n_draws: int = N_DRAWS) -> ArmEstimate:
-        return BetaGP(**options).fit(codes, n_levels, n_labeled, n_correct).estimate(n_draws, seed)
+        return model(**options).fit(codes, n_levels, n_labeled, n_correct).estimate(n_draws, seed)
 
     return fit
 

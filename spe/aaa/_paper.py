@@ -26,10 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._util.threads import one_blas_thread
-from ..surface import ArmEstimate
 from ._baselines import BETA_I_STRENGTH
-from ._berngp import N_DRAWS, fit_kernel
-from ._betagp import BetaGP, BetaGPFit
+from ._berngp import fit_kernel
+from ._betagp import BetaGP, BetaGPFit, _fitter
 from ._kernel import arm_data, distance
 from ._observation_pooling import pool_sparse
 
@@ -118,14 +117,7 @@ class PaperBetaGP(BetaGP):
         return self._predict(data, data.codes, kernel.weights, theta, m_f, latent, mode)
 
 
-def _fitter(**options):
-    def fit(codes, n_levels, n_labeled, n_correct, seed=0, n_draws: int = N_DRAWS) -> ArmEstimate:
-        return PaperBetaGP(**options).fit(codes, n_levels, n_labeled, n_correct).estimate(n_draws, seed)
-
-    return fit
-
-
-fit_paper_betagp = _fitter()
+fit_paper_betagp = _fitter(PaperBetaGP)
 fit_paper_betagp.__doc__ = """The paper's BetaGP: every arm's counts smoothed, latent values at every arm.
 
 Parameters
@@ -148,11 +140,11 @@ Examples
 >>> est.draws.shape
 (50, 4)
 """
-fit_paper_betagp_sl = _fitter(supervise_scale=True)
+fit_paper_betagp_sl = _fitter(PaperBetaGP, supervise_scale=True)
 fit_paper_betagp_sl.__doc__ = fit_paper_betagp.__doc__.replace(
     "The paper's BetaGP:", "The paper's BetaGP-SL (eq. 11 over all arms):").replace(
     "fit_paper_betagp(", "fit_paper_betagp_sl(")
-fit_paper_betagp_slp = _fitter(supervise_scale=True, pool=True)
+fit_paper_betagp_slp = _fitter(PaperBetaGP, supervise_scale=True, pool=True)
 fit_paper_betagp_slp.__doc__ = fit_paper_betagp.__doc__.replace(
     "The paper's BetaGP:", "The paper's BetaGP-SLP (SL, sparse arms pooled from 3 neighbours):").replace(
     "fit_paper_betagp(", "fit_paper_betagp_slp(")
