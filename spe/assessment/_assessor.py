@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..report import require_pandas
 from . import _strategies as strategies
 from ._calibration import (DEFAULT_BINS, KINDS, CalibrationError, binned_accuracy, check_bins, check_confidence,
                            pooled_prior)
@@ -157,8 +158,7 @@ class Assessor(StateMixin, ConfusionMixin, IdentifyMixin):
         >>> a.to_frame(names=["a", "b"])[["group", "n_labeled", "n_items"]].values.tolist()
         [['a', 1, 2], ['b', 0, 2]]
         """
-        import pandas as pd
-
+        pd = require_pandas("to_frame()", "accuracy() gives the same numbers as arrays")
         if names is not None and len(names) != self.n_groups:
             raise ValueError(f"names needs one name per group ({self.n_groups}), got {len(names)}")
         acc = self.accuracy(level)

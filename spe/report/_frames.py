@@ -30,13 +30,12 @@ def estimate_record(estimate, level=None, **lead) -> dict:
                    "level": estimate.level}
 
 
-def require_pandas(what: str = "to_frame()"):
-    """The pandas module, or an ImportError naming the pandas-free alternative."""
+def require_pandas(what: str = "to_frame()", instead: str = "to_records() gives the same rows as a list of dicts"):
+    """The pandas module, or an ImportError naming the pandas-free alternative ``instead``."""
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError(f"{what} needs pandas (pip install pandas); to_records() gives the same rows as a "
-                          "list of dicts") from None
+        raise ImportError(f"{what} needs pandas (pip install pandas); {instead}") from None
     return pd
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import Estimate
+from ..report import require_pandas
 from ._estimate import MIN_ITEMS
 from ._model import SurfaceFit
 from ._realised import unlabeled_variance_parts
@@ -158,10 +159,7 @@ class AccuracySurface:
         >>> frame["n_items"].tolist()
         [89.0, 111.0]
         """
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - pandas is optional
-            raise ImportError("to_frame needs pandas (pip install pandas); to_dict gives the same numbers") from None
+        pd = require_pandas("to_frame", "to_dict gives the same numbers")
         d = self.to_dict(level, min_items)
         out = {}
         for j, name in enumerate(self.names):
