@@ -52,7 +52,6 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import elicitation_noise
-from benchmarks.harness.cases import DATA
 from benchmarks.harness.report import git_commit, run_stamp, table, write_section
 
 import spe  # noqa: E402
@@ -80,7 +79,6 @@ METRICS = {"diagonal": 100, "linear": 100, "diagonal-fractional": 50, "linear-fr
 COVERAGE_METRICS = 10
 #: "No faster than O(eps + sqrt(eps_Omega))" read as: median error / (eps + sqrt(eps_Omega)) stays below this.
 RATIO_CAP = 3.0  # posterior coverage of the families sampled by emcee / per-search draws
-FILES = {"mnist": "mnist_labelerrors_cv.npz", "20news": "20news_labelerrors_cv.npz"}
 BUDGETS = (None, 20, 100)
 LABEL_SETS = 5
 REAL_METRICS = 100
@@ -188,14 +186,7 @@ def real_variant(name, probs, y, budget, n_metrics, raw_fit):
 
 def run_real(n_scale):
     rows = []
-    for name, file in FILES.items():
-        path = DATA / file
-        if not path.exists():
-            print(f"skipping {name}: {path} not found", flush=True)
-            continue
-        d = np.load(path, allow_pickle=False)
-        probs, y = d["probs"].astype(float), d["labels"].astype(int)
-        probs = probs / probs.sum(axis=1, keepdims=True)
+    for name, probs, y in elicitation_noise.real_files():
         raw_fit = spe.fit_multiclass(probs, seed=0)
         for budget in BUDGETS:
             start = time.time()

@@ -124,8 +124,9 @@ def _true_value(weights, rule, y, k):
     return float(np.diagonal(confusion / y.size) @ weights)
 
 
-def run_real(scale=1.0):
-    rows = []
+def real_files():
+    """(name, class probabilities normalised per row, labels) of each shared file present;
+    an absent file is skipped with a note."""
     for name, file in FILES.items():
         path = DATA / file
         if not path.exists():
@@ -133,7 +134,12 @@ def run_real(scale=1.0):
             continue
         d = np.load(path, allow_pickle=False)
         probs, y = d["probs"].astype(float), d["labels"].astype(int)
-        probs = probs / probs.sum(axis=1, keepdims=True)
+        yield name, probs / probs.sum(axis=1, keepdims=True), y
+
+
+def run_real(scale=1.0):
+    rows = []
+    for name, probs, y in real_files():
         k = probs.shape[1]
         top1 = np.argmax(probs, axis=1)
         for eps_omega in REAL_LEVELS:
