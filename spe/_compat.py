@@ -198,8 +198,9 @@ class _GuardedPackage(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def _old_path_parents() -> set[str]:
-    return {"spe." + old.rsplit(".", 1)[0] for old in MOVED if "." in old} | {"spe"}
+def _guard(package: types.ModuleType) -> None:
+    if type(package) is types.ModuleType:
+        package.__class__ = _GuardedPackage
 
 
 def install() -> None:
@@ -208,12 +209,8 @@ def install() -> None:
     found again in the new package's folder and loaded twice."""
     if not any(isinstance(f, _OldPathFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _OldPathFinder())
-    for module in _packages_with_old_names():
+    for module in _packages_with_old_names():  # every real package an old path lives under
         package = sys.modules.get(module) or importlib.import_module(module)
         package.__getattr__ = _name_getattr(module)
-    for module in _old_path_parents():
-        if module[len("spe."):] in MOVED:  # an old package path itself: nothing real to guard
-            continue
-        package = sys.modules.get(module) or importlib.import_module(module)
-        if type(package) is types.ModuleType:
-            package.__class__ = _GuardedPackage
+        _guard(package)
+    _guard(sys.modules["spe"])
