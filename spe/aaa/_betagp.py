@@ -305,6 +305,7 @@ def _fitter(model=None, **options):
     def fit(codes, n_levels, n_labeled, n_correct, seed=0, n_draws: int = N_DRAWS) -> ArmEstimate:
         return model(**options).fit(codes, n_levels, n_labeled, n_correct).estimate(n_draws, seed)
 
+    fit.__module__ = model.__module__  # doctest (and the API page) find it beside its model
     return fit
 
 
