@@ -10,17 +10,34 @@ import numpy as np
 from ._util.progress import check_show, stage_bar
 from ._util.seeds import child_seeds
 from ._util.threads import one_blas_thread
-from .calibration import MAX_CELLS, fit_calibration_map, fit_cells
+from .calibration import (
+    MAX_CELLS,
+    WEAK_RANKER,
+    fit_calibration_map,
+    fit_cells,
+    fit_weak_ranker,
+)
 from .exceptions import FitError
 from .learned import WIDE, ClassifierPrior, default_prior, score_kind
 from .metrics import check_n_draws
 from .mixture import DEFAULT_PROPOSAL, PROPOSALS, candidate_pairs, fit_mixture
-from .pooling import combine, warn_if_contradicted
+from .pooling import combine, prior_weights, warn_if_contradicted
 from .report import SPEResult
-from .scores import (DEFAULT_MAX_GROUPS, ScoreCounts, align_on_index, as_labels, as_scores, check_orientation,
-                     count_lazy, is_lazy, looks_like_probabilities, prepare_counts, build_score_data)
+from .scores import (
+    DEFAULT_MAX_GROUPS,
+    ScoreCounts,
+    align_on_index,
+    as_labels,
+    as_scores,
+    build_score_data,
+    check_orientation,
+    count_lazy,
+    is_lazy,
+    looks_like_probabilities,
+    prepare_counts,
+)
 
-SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells")
+SCORE_MODELS = ("mixture", "platt", "beta", "spline", "calibrated", "cells", WEAK_RANKER)
 CALIBRATION_MAPS = ("platt", "beta", "spline", "calibrated")
 MIXTURE_SCALES = ("auto", "identity", "logit", "best")
 #: The default pool: the mixture (most from unlabeled scores when its shape is right) and
@@ -47,18 +64,21 @@ NO_LABEL_NOTE = ("no labels: nothing tells which of its components is which clas
 STACKING_METHODS = ("BB-pseudo-BMA", "stacking")
 
 
-def _score_models(model, n_values=None, probabilities=False, n_labeled=None) -> tuple[str, ...]:
+def _score_models(model, n_values=None, probabilities=False, n_labeled=None, weak=False) -> tuple[str, ...]:
     """The score models to fit; ``n_values``: the number of distinct scores (inf: more than
     the groups hold; None: not read yet, so only the names are checked); ``n_labeled``: the
-    labeled items (0: ``"auto"`` takes probability scores at their word, see NO_LABEL_MODELS)."""
+    labeled items (0: ``"auto"`` takes probability scores at their word, see NO_LABEL_MODELS);
+    ``weak``: the prior has a weak ranker, which ``"auto"`` pools with the map."""
     if isinstance(model, str):
         key = model.strip().lower()
         if key == "auto":
             if n_values is not None and n_values < MIXTURE_MIN_VALUES:
                 return HARD_MODELS
             if probabilities and n_labeled == 0:
-                return NO_LABEL_MODELS
-            return DEFAULT_MODELS if n_values is None or n_values > MAX_CELLS else FEW_VALUES_MODELS
+                chosen = NO_LABEL_MODELS
+            else:
+                chosen = DEFAULT_MODELS if n_values is None or n_values > MAX_CELLS else FEW_VALUES_MODELS
+            return chosen + (WEAK_RANKER,) if weak else chosen
         chosen = (key,)
     else:
         try:
@@ -107,13 +127,16 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         like them, or an in-memory array (with a Dask array of scores). A pandas Series
         with pandas ``scores`` is matched to them on the index (any order; differing index
         labels are refused); arrays, lists and polars columns by position.
-    model : "auto", "mixture", "platt", "beta", "spline", "calibrated", "cells" or a list of them
+    model : "auto", "mixture", "platt", "beta", "spline", "calibrated", "cells", "weak" or a list of them
         The score models: the SPE score mixture, Bayesian calibration maps (Platt
         scaling, beta calibration and piecewise Platt, with a slope per quartile segment
         of the logit; for probabilities also ``"calibrated"``, Platt with a tight prior at
         "the probabilities are right"; :mod:`spe.calibration`), and a share of
         positives per distinct score value (``"cells"``, at most 20 values;
-        :mod:`spe.calibration`). ``"auto"`` fits the mixture and piecewise Platt and weights
+        :mod:`spe.calibration`), and the weak ranker (``"weak"``: a classifier at chance on
+        these items, a slope of either sign on the score's rank;
+        :func:`spe.calibration.fit_weak_ranker`). ``"auto"`` fits the mixture and piecewise
+        Platt, with the weak ranker at the prior's learned share (docs/method.md 2f), and weights
         them by their leave-one-out predictive densities on the labeled items: the mixture
         earns weight where the scores' shape identifies the classes, the map where it does
         not (see ``docs/method.md``). With no labels nothing can say which mixture
@@ -250,7 +273,10 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     data = prepared(scales[0])
     n_values = data.n_groups if data.exact else np.inf
-    models = _score_models(model, n_values, bool(probabilities), data.n_labeled)
+    weak_prior = classifier_prior.weak_ranker_prior()
+    models = _score_models(model, n_values, bool(probabilities), data.n_labeled, weak=weak_prior is not None)
+    if WEAK_RANKER in models and weak_prior is None:
+        weak_prior = default_prior().weak_ranker_prior()  # a prior learned without one: spe's own
     reference_scores, reference_weights = data.score_distribution()
     kind = score_kind(reference_scores, bool(probabilities), reference_weights)
     map_prior = classifier_prior.map_prior(kind)
@@ -258,7 +284,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
         fits, errors = _fit_score_models(
             data, prepared, scales, models, bar, mix_seed, platt_seed, families=families, prior=mixture_prior,
-            map_prior=map_prior,
+            map_prior=map_prior, weak_prior=weak_prior,
             coarsen=coarsen, n_draws=int(n_draws), inference=inference, proposal=proposal,
             probabilities=bool(probabilities))
         if "mixture" not in models and "mixture" in _score_models(model, n_values, bool(probabilities)):
@@ -266,21 +292,13 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         bar.set_postfix_str("pooling the score models")
         pooled = combine(fits, data.labeled_scores, data.labeled_labels, n_draws=int(n_draws),
                          rng=np.random.default_rng(pool_seed), method=stacking,
-                         prior_weights=_model_prior_weights(fits, classifier_prior.prior_weight_of_mixture(kind)))
+                         prior_weights=prior_weights(fits, classifier_prior.prior_weight_of_mixture(kind),
+                                                     None if weak_prior is None else weak_prior.weight))
         bar.update()
     result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed,
                        prior_note=classifier_prior.describe(kind) if "spline" in models else "", items=items)
     warn_if_contradicted(result.label_checks, result.model_weights)
     return result
-
-
-def _model_prior_weights(fits, mixture: float | None):
-    """Prior weights of the fitted score models: the mixture's prior probability, the rest
-    shared equally by the maps (None: no preference, or no mixture in the pool)."""
-    if mixture is None or "mixture" not in fits or len(fits) == 1:
-        return None
-    others = (1.0 - mixture) / (len(fits) - 1)
-    return {name: mixture if name == "mixture" else others for name in fits}
 
 
 def _priors(prior):
@@ -328,7 +346,7 @@ def _scores_and_builder(scores, labels, higher_is_positive, positive_label):
 def _n_stages(models, scales, families, data):
     """Stages the progress bar counts: family pairs, refit and sampling per mixture scale,
     one per calibration map, one for pooling."""
-    n = 1 + sum(name in models for name in CALIBRATION_MAPS + ("cells",))
+    n = 1 + sum(name in models for name in CALIBRATION_MAPS + ("cells", WEAK_RANKER))
     if "mixture" in models:
         for scale in scales:
             n += len(candidate_pairs(families, open_scale=scale == "logit")) + 2
@@ -336,7 +354,7 @@ def _n_stages(models, scales, families, data):
 
 
 def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed, *, families, prior,
-                      coarsen, n_draws, inference, proposal, probabilities, map_prior=None):
+                      coarsen, n_draws, inference, proposal, probabilities, map_prior=None, weak_prior=None):
     fits, errors = {}, {}
     if "mixture" in models:
         candidates = []
@@ -356,7 +374,7 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
             raise FitError("; ".join(errors.values()))
     # Children by position (platt, beta, spline, cells, calibrated): a map added later
     # leaves the others' draws as they were.
-    platt_s, beta_s, spline_s, cells_seed, calibrated_s = np.random.SeedSequence(platt_seed).spawn(5)
+    platt_s, beta_s, spline_s, cells_seed, calibrated_s, weak_s = np.random.SeedSequence(platt_seed).spawn(6)
     for name, map_seed in zip(CALIBRATION_MAPS, (platt_s, beta_s, spline_s, calibrated_s)):
         if name in models:
             bar.set_postfix_str(f"{name} calibration map")
@@ -371,5 +389,10 @@ def _fit_score_models(data, prepared, scales, models, bar, mix_seed, platt_seed,
         fits["cells"] = fit_cells(data.labeled_scores, data.labeled_labels, n_draws=n_draws,
                                   rng=np.random.default_rng(cells_seed),
                                   reference=data.score_distribution())
+        bar.update()
+    if WEAK_RANKER in models:
+        fits[WEAK_RANKER] = fit_weak_ranker(data.labeled_scores, data.labeled_labels, prior=weak_prior,
+                                            n_draws=n_draws, rng=np.random.default_rng(weak_s),
+                                            reference=data.score_distribution())
         bar.update()
     return fits, errors

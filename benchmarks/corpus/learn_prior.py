@@ -81,7 +81,8 @@ def learn(cache: Path, rows: list[dict], note: str) -> spe.learned.ClassifierPri
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
-    return spe.learned.ClassifierPrior(prior.maps, prior.source, prior.n_sets, meta, mixture_weights(cache))
+    return spe.learned.ClassifierPrior(prior.maps, prior.source, prior.n_sets, meta, mixture_weights(cache),
+                                       prior.weak_ranker)
 
 
 def main(argv=None) -> None:
@@ -98,6 +99,7 @@ def main(argv=None) -> None:
             print(f"  {kind:12s} n={prior.n_sets[kind]:4d}  c ~ N({p.c_mean:.2f}, {p.c_sd:.2f})  "
                   f"log slope ~ N({p.u_mean:.2f}, {p.u_sd:.2f}), correlation {p.slope_correlation:.2f}, "
                   f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}")
+        print(f"  weak ranker: {prior.weak_ranker}")
         return
     out = args.out or args.cache / "folds"
     out.mkdir(parents=True, exist_ok=True)

@@ -42,15 +42,18 @@ def _member_probability(fit, scores):
 
 
 def pool_scores(res, scores, truth, unlabeled) -> dict:
-    """Log score and ECE of the pool's P(y = 1) on the unlabeled items for every pi of GRID."""
-    w = res.model_weights["mixture"]
+    """Log score and ECE of the pool's P(y = 1) on the unlabeled items for every pi of GRID
+    (the weak ranker, when pooled, keeps its fitted weight; pi splits the rest)."""
+    weak = res.model_weights.get("weak", 0.0)
+    w = res.model_weights["mixture"] / (1.0 - weak)
     pm = _member_probability(res.fits["mixture"], scores[unlabeled])
     ps = _member_probability(res.fits["spline"], scores[unlabeled])
+    pw = _member_probability(res.fits["weak"], scores[unlabeled]) if weak else 0.0
     y = truth[unlabeled]
     row = {"w_mix": w}
     for pi in GRID:
         a = pi * w / (pi * w + (1 - pi) * (1 - w)) if 0 < w < 1 else float(w > 0 and pi > 0)
-        p = np.clip(a * pm + (1 - a) * ps, 1e-9, 1 - 1e-9)
+        p = np.clip(weak * pw + (1 - weak) * (a * pm + (1 - a) * ps), 1e-9, 1 - 1e-9)
         row[f"ls_{pi}"] = float(np.mean(y * np.log(p) + (1 - y) * np.log1p(-p)))
         row[f"ece_{pi}"] = float(M.ece(p, y))
     return row
@@ -76,7 +79,7 @@ def collect(cache: Path, folds: Path, max_tasks: int, trials: int, part: int, pa
                                               prior=prior_of(entry["package"]))
                         except ValueError:
                             continue  # refused inputs are counted by evaluate, not here
-                        if set(res.fits) != {"mixture", "spline"}:
+                        if not {"mixture", "spline"} <= set(res.fits):
                             continue
                         probabilities = bool(scores.min() >= 0 and scores.max() <= 1)
                         row = {"task_id": entry["task_id"], "family": family, "budget": budget, "trial": trial,

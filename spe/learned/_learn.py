@@ -20,9 +20,15 @@ import numpy as np
 from scipy import optimize
 
 from ..calibration import MapPrior, likelihood_summary
-from ..scores import as_labels, as_score_array, build_score_data, looks_like_probabilities
+from ..scores import (
+    as_labels,
+    as_score_array,
+    build_score_data,
+    looks_like_probabilities,
+)
 from ._kinds import KINDS, score_kind
 from ._prior import ClassifierPrior
+from ._weak import learn_weak_ranker, set_aurocs
 
 #: Spread of the hyperprior around the base prior's hyperparameters (means, log sds,
 #: atanh of the correlation): weak, so tens of sets overrule it.
@@ -74,6 +80,12 @@ def set_summary(scores, labels, probabilities=None):
     >>> set_summary([0.0, 1.0, 0.0, 1.0], [0, 1, 0, 1]) is None  # hard predictions
     True
     """
+    prepared = _prepared(scores, labels, probabilities)
+    return None if prepared is None else prepared[:3]
+
+
+def _prepared(scores, labels, probabilities):
+    """(kind, h, P, the set's ScoreData, probabilities) of a set that can inform the map, or None."""
     s = as_score_array(scores)
     if np.unique(s).size < 3:
         return None
@@ -87,7 +99,7 @@ def set_summary(scores, labels, probabilities=None):
     kind = score_kind(ref[0], probabilities, ref[1])
     _, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
                                     probabilities=probabilities, reference=ref)
-    return kind, h, info
+    return kind, h, info, data, probabilities
 
 
 def _unpack(eta, n_segments: int):
@@ -195,7 +207,7 @@ def fit_hyperprior(summaries, base: MapPrior) -> MapPrior:
 
 
 def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None = None,
-                probabilities=None) -> ClassifierPrior:
+                probabilities=None, seed=0) -> ClassifierPrior:
     """Learn a prior over classifiers from labeled sets: your own past evaluations.
 
     Parameters
@@ -211,6 +223,9 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
         How ``summary()`` names the prior (default: the number of sets).
     probabilities : bool, optional
         Whether the scores are probabilities (default: yes when all lie in [0, 1]).
+    seed : int or numpy.random.Generator, default=0
+        Seeds the draws of the learned map prior that the weak ranker's share is fitted
+        against (:mod:`spe.learned`); the same seed, the same prior.
 
     Returns
     -------
@@ -246,17 +261,22 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     base = default_prior() if base is None else base
     if not isinstance(base, ClassifierPrior):
         raise TypeError(f"base must be a ClassifierPrior, got {type(base).__name__}")
-    per_kind = defaultdict(list)
+    per_kind, kept = defaultdict(list), []
     for scores, labels in _as_pairs(sets):
-        summary = set_summary(scores, labels, probabilities)
-        if summary is not None:
-            per_kind[summary[0]].append(summary[1:])
+        prepared = _prepared(scores, labels, probabilities)
+        if prepared is not None:
+            kind, h, info, data, is_probability = prepared
+            per_kind[kind].append((h, info))
+            kept.append((kind, data, is_probability))
     if not per_kind:
         raise ValueError("no set has two labeled items of each class: nothing to learn a prior from")
     maps = {k: fit_hyperprior(per_kind[k], base.map_prior(k)) if per_kind[k] else base.map_prior(k)
             for k in KINDS}
     n_sets = {k: len(per_kind[k]) for k in KINDS}
     source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
-    return ClassifierPrior(maps, source, n_sets)
+    rng = np.random.default_rng(seed)
+    weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), p, maps[k], rng)
+                              for k, d, p in kept], base.weak_ranker or None)
+    return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {})
 
 

@@ -17,8 +17,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..calibration import CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, WEAK_PRIOR, MapPrior
+from ..calibration import (
+    CALIBRATED_PRIOR,
+    SPLINE_SLOPE_CORRELATION,
+    WEAK_PRIOR,
+    MapPrior,
+    WeakRankerPrior,
+)
 from ._kinds import KINDS
+from ._weak import as_prior
 
 FORMAT = "spe.ClassifierPrior"
 SHIPPED = "classifier_prior.json"
@@ -43,6 +50,10 @@ class ClassifierPrior:
     mixture_weight : dict
         Score kind -> prior probability that the score mixture, not the calibration map, is
         the right model (missing: no preference). The labels' leave-one-out evidence multiplies it.
+    weak_ranker : dict
+        The share of classifiers that rank their items at chance and the spread of their
+        slopes (``spe.calibration.fit_weak_ranker``'s prior; learned with the maps, see
+        :mod:`spe.learned`); empty: no weak ranker in the pool (spe 0.2's behaviour).
 
     Examples
     --------
@@ -63,6 +74,7 @@ class ClassifierPrior:
     n_sets: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     mixture_weight: dict = field(default_factory=dict)
+    weak_ranker: dict = field(default_factory=dict)
 
     def __post_init__(self):
         missing = [k for k in KINDS if k not in self.maps]
@@ -77,6 +89,10 @@ class ClassifierPrior:
         this kind; None: no preference (every score model weighs the same a priori)."""
         return None if kind not in self.mixture_weight else float(self.mixture_weight[kind])
 
+    def weak_ranker_prior(self) -> WeakRankerPrior | None:
+        """The weak ranker's prior, with its prior weight in the pool (None: not in the pool)."""
+        return as_prior(self.weak_ranker)
+
     def map_prior(self, kind: str) -> MapPrior:
         """The calibration map's prior for scores of this kind."""
         if kind not in self.maps:
@@ -88,21 +104,24 @@ class ClassifierPrior:
         if kind is None:
             return self.source
         n = self.n_sets.get(kind, 0)
-        return f"{self.source}; '{kind}' scores" + (f" ({n} labeled sets)" if n else " (hand-set)")
+        chance = (f"; the weak ranker (a classifier at chance here) {self.weak_ranker['weight']:.0%} of the pool "
+                  "before labels" if self.weak_ranker else "")
+        return f"{self.source}; '{kind}' scores" + (f" ({n} labeled sets)" if n else " (hand-set)") + chance
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "version": 1, "source": self.source, "n_sets": dict(self.n_sets),
                 "meta": dict(self.meta), "maps": {k: vars(v) for k, v in self.maps.items()},
-                "mixture_weight": dict(self.mixture_weight)}
+                "mixture_weight": dict(self.mixture_weight), "weak_ranker": dict(self.weak_ranker)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ClassifierPrior":
+    def from_dict(cls, d: dict) -> ClassifierPrior:
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError(f"not a saved ClassifierPrior (expected format {FORMAT!r})")
         try:
             maps = {k: MapPrior(**v) for k, v in d["maps"].items()}
             return cls(maps, str(d["source"]), dict(d.get("n_sets", {})), dict(d.get("meta", {})),
-                       {k: float(v) for k, v in d.get("mixture_weight", {}).items()})
+                       {k: float(v) for k, v in d.get("mixture_weight", {}).items()},
+                       {k: float(v) for k, v in d.get("weak_ranker", {}).items()})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"a saved ClassifierPrior with a missing or unknown field: {exc}") from None
 
@@ -116,7 +135,7 @@ class ClassifierPrior:
         return path
 
     @classmethod
-    def load(cls, path) -> "ClassifierPrior":
+    def load(cls, path) -> ClassifierPrior:
         try:
             return cls.from_dict(json.loads(Path(path).read_text()))
         except json.JSONDecodeError as exc:

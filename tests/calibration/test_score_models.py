@@ -263,7 +263,7 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
     np.testing.assert_array_equal(a.label_posterior.source, b.label_posterior.source)
     np.testing.assert_array_equal(a.positive_counts, b.positive_counts)
     assert a.n_draws == 300 and sum(a.model_weights.values()) == pytest.approx(1.0)
-    assert set(a.model_weights) == {"mixture", "spline"}
+    assert set(a.model_weights) == {"mixture", "spline", "weak"}
     shares = np.bincount(a.label_posterior.source, minlength=2) / 300
     np.testing.assert_allclose(shares, list(a.model_weights.values()), atol=1 / 300 + 1e-12)
 
@@ -271,8 +271,10 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
 def test_zero_labels_use_prior_weights():
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
     res = spe.fit(z, None, seed=0, n_draws=200, probabilities=False)  # unit scores, not probabilities
-    mixture = spe.learned.default_prior().prior_weight_of_mixture("margin")
-    assert res.model_weights == pytest.approx({"mixture": mixture, "spline": 1 - mixture})
+    prior = spe.learned.default_prior()
+    mixture, weak = prior.prior_weight_of_mixture("margin"), prior.weak_ranker_prior().weight
+    assert res.model_weights == pytest.approx({"mixture": (1 - weak) * mixture, "spline": (1 - weak) * (1 - mixture),
+                                               "weak": weak})
     assert spe.fit(z, None, seed=0, n_draws=200, probabilities=False, prior="wide").model_weights == {
         "mixture": 0.5, "spline": 0.5}
     assert "prior weights" in res.label_posterior.weighting

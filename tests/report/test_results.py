@@ -50,7 +50,7 @@ def _group(idata, name):
 
 def test_inference_data_export(res):
     both = res.to_inference_data()
-    assert set(both) == {"mixture", "spline"}  # ready for az.compare
+    assert set(both) == {"mixture", "spline", "weak"}  # ready for az.compare
     mix = res.fits["mixture"]
     post = _group(both["mixture"], "posterior")
     pi_mean = float(mix.weights @ mix.posterior.theta[:, 0])
@@ -165,12 +165,12 @@ def test_without_labels_probability_scores_are_taken_at_their_word():
     p = rng.beta(0.6, 1.4, 3000)
     y = (rng.random(p.size) < p).astype(float)  # a calibrated classifier
     res = spe.fit(p, None, seed=0)
-    assert list(res.fits) == ["spline"] and "no labels" in res.errors["mixture"]
+    assert list(res.fits) == ["spline", "weak"] and "no labels" in res.errors["mixture"]
     assert "mixture  not fitted: no labels" in res.summary().text
     prevalence = res.prevalence()
     assert prevalence.lower <= y.mean() <= prevalence.upper
     assert abs(prevalence.value - p.mean()) < 0.05
     labels = np.full(p.size, np.nan)
     labels[:20] = y[:20]
-    assert set(spe.fit(p, labels, seed=0).fits) == {"mixture", "spline"}
-    assert set(spe.fit(4 * p - 2, None, seed=0).fits) == {"mixture", "spline"}  # margins, not probabilities
+    assert set(spe.fit(p, labels, seed=0).fits) == {"mixture", "spline", "weak"}
+    assert set(spe.fit(4 * p - 2, None, seed=0).fits) == {"mixture", "spline", "weak"}  # margins, not probabilities
