@@ -1,9 +1,10 @@
 """Ji et al.'s Tables 3-7 on the multiclass files we have, SPE-informed priors as extra rows.
 
-    python -m benchmarks.assessment_tables [--runs 20] [--jobs 2] [--quick] [--report]
+    python -m benchmarks.assessment_tables [--runs 40] [--jobs 2] [--quick] [--report]
     # writes the section "Active assessment, Ji et al.'s Tables 3-7" of RESULTS.md;
     # --quick: 4 runs, prints only; --report: rebuild the section from the last full run's
-    # raw results (results/assessment_tables.pkl, not tracked). 20 runs: 5.3-6.6 CPU-minutes (measured), 5 min on 2 free cores.
+    # raw results (results/assessment_tables.pkl, not tracked). 40 runs: 11.5 CPU-minutes (measured),
+    # 25 min on 2 processes of a busy machine (load 6-11); 20 runs took 5 min on 2 free cores.
 
 Files: digits (10-class logistic regression, cross-validated),
 MNIST and 20 Newsgroups (cleanlab's cross-validated probabilities); skipped when absent.
@@ -19,18 +20,27 @@ classes unless said):
   ECE_hat = sum_b p_b |theta_hat_b - s_b|; N = 20, 50, 100. Extra row: the package's
   :meth:`~spe.assessment.Assessor.calibration_error` (shared-offset prior, median).
 * Table 6: percent of the test set labeled from which on the mean MRR over runs of the m
-  least accurate classes stays above 0.99 (with few runs, the first crossing of a noisy
-  mean is luck), on files whose m-th and (m+1)-th least accurate classes
+  least accurate classes stays above 0.99 (a few straggling runs move it: its bootstrap
+  standard error over runs stands beside it), on files whose m-th and (m+1)-th least accurate classes
   differ by at least 0.01 (identifiable); TS methods label one item from each of the m
   groups chosen per step (multiple-play TS), as do UCB and epsilon-greedy.
 * Table 7: labels until the most probable ROPE region (eps = 0.05) of a pair of classes is
   the true one and its probability lambda is within 5% of lambda* (all items of both
-  classes labeled, uniform prior); mean over sampled pairs of predicted classes and runs.
+  classes labeled, uniform prior); mean over sampled pairs of predicted classes and runs
+  (the first 20 runs only: the slowest table).
 
 Priors: UPrior Beta(1, 1) / Dirichlet(1/K); IPrior Beta(2 s_g, 2 (1 - s_g)) / Ji et al.'s
 score Dirichlet of strength 1; SPE-0 / SPE-10: :func:`spe.fit_multiclass` with 0 or 10
 random labels (counted in every budget), then ``multiclass_informed_prior`` (per class or
-per bin) and ``multiclass_confusion_prior``.
+per bin: centred on the draws' interquartile mean, on the classifier's own probabilities
+with no labels)
+and ``multiclass_confusion_prior``.
+
+Where the truth sits in the SPE-10 posterior, the prior's raw material: for each class
+(and each confidence bin) the true accuracy minus the centre of the fit's accuracy draws
+(their mean, median, or interquartile mean: the SPE priors' centre),
+divided by the draws' root mean square deviation from that centre, pooled over groups and
+runs. A mean z near 0 is an unbiased centre; an rms z above 1 an over-confident spread.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.active_real import cases  # noqa: E402
 from benchmarks.assessment_replay import beta_replay, confusion_replay  # noqa: E402
+from benchmarks.assessment_tables_report import MIN_GAP, T5_EXTRA, report  # noqa: E402
 from benchmarks.harness.report import RESULTS_DIR, RESULTS_MD, git_commit, write_section  # noqa: E402
 from spe import fit_multiclass  # noqa: E402
 from spe.assessment import (Assessor, class_groups, encode_groups, mrr, multiclass_confusion_prior,  # noqa: E402
@@ -54,26 +65,15 @@ from spe.assessment import (Assessor, class_groups, encode_groups, mrr, multicla
                             uniform_confusion_prior, uninformative_prior)
 from spe.assessment._confusion import confusion_rmse  # noqa: E402
 from spe.assessment._metrics import rope_quadrature as rope_exact  # noqa: E402
+from spe.assessment._priors import typical  # noqa: E402
 
 MARKERS = ("<!-- assessment-tables:start -->", "<!-- assessment-tables:end -->")
 SPE_DRAWS = 300
 CACHE = RESULTS_DIR / "assessment_tables.pkl"
 ECE_BUDGETS = (20, 50, 100)
 N_PAIRS = 6
-MRR_TARGET = 0.99
-MIN_GAP = 0.01
-#: Ji et al. (2020), 20 Newsgroups (BERT) rows of Tables 3-7, as published.
-PAPER_20NEWS = {
-    "t3": {"UPrior (random)": (23.9, 15.3, 10.4), "IPrior (random)": (12.3, 10.8, 8.7), "IPrior + TS": (11.7, 10.3, 8.8)},
-    "t4": {"UPrior (random)": (3.405, 0.188, 0.011), "IPrior (random)": (0.018, 0.004, 0.001),
-           "IPrior + TS": (0.005, 0.001, 0.000)},
-    "t5": {"UPrior (random)": (54.0, 32.8, 24.7), "IPrior (random)": (39.7, 28.9, 22.3), "IPrior + TS": (46.1, 36.6, 28.7)},
-    "t6": {"UPrior (random)": {1: 53.9, 3: 92.0}, "IPrior (random)": {1: 55.4, 3: 92.5}, "IPrior + TS": {1: 16.9, 3: 42.5}},
-    "t7": {"UPrior (random)": 197.3, "IPrior (random)": 157.4, "IPrior + TS": 136.1},
-}
-BASIC = ("UPrior (random)", "IPrior (random)", "IPrior + TS", "SPE-0 + TS", "SPE-10 + TS")
-T6_METHODS = BASIC[:3] + ("UPrior + TS", "UPrior + UCB", "UPrior + epsilon-greedy") + BASIC[3:]
-T5_EXTRA = "spe calibration_error (random)"
+#: Table 7 (the slowest, and no SPE claim rests on it) on the first runs only.
+T7_RUNS = 20
 
 
 def conf_bins(conf):
@@ -81,7 +81,7 @@ def conf_bins(conf):
 
 
 def spe_priors(probs, y, groups, bins, n_labels, seed):
-    """SPE-informed priors (per class, per bin, confusion) and the labeled items they hold."""
+    """SPE-informed priors (per class, per bin, confusion), the labeled items they hold, and the fit."""
     labels = np.full(y.size, -1)
     held = np.random.default_rng(10_000 + seed).choice(y.size, n_labels, replace=False) if n_labels else np.array([], int)
     labels[held] = y[held]
@@ -89,7 +89,24 @@ def spe_priors(probs, y, groups, bins, n_labels, seed):
         warnings.simplefilter("ignore")
         res = fit_multiclass(probs, labels, n_draws=SPE_DRAWS, seed=seed)
     return (multiclass_informed_prior(res, groups), multiclass_informed_prior(res, bins),
-            multiclass_confusion_prior(res), held)
+            multiclass_confusion_prior(res), held, res)
+
+
+def centre_check(res, s):
+    """(truth - centre) / spread per group, centre = the draws' mean, median or interquartile
+    mean (the prior's), spread = the
+    root mean square deviation of the draws from that centre."""
+    correct = res.class_draws == res.predicted
+    out = {}
+    for kind, g, truth in (("classes", s["groups"], s["acc"]), ("bins", s["bins"], s["acc_b"])):
+        size = np.bincount(g)
+        acc = np.stack([np.bincount(g, weights=row, minlength=size.size) for row in correct]) / size
+        out[kind] = {}
+        for name, centre in (("mean", acc.mean(axis=0)), ("median", np.median(acc, axis=0)),
+                             ("interquartile mean", typical(acc))):
+            spread = np.sqrt(np.mean((acc - centre) ** 2, axis=0))
+            out[kind][name] = (truth - centre) / np.maximum(spread, 1e-12)
+    return out
 
 
 def setup(probs, y):
@@ -109,7 +126,7 @@ def setup(probs, y):
     share = np.bincount(pred, minlength=k) / y.size
     score_dir = score_confusion_prior(probs, pred)
     return {"pred": pred, "k": k, "groups": groups, "correct": correct, "conf": conf, "bins": bins,
-            "share_b": share_b, "s_b": s_b, "ece": float(share_b @ np.abs(acc_b - s_b)),
+            "share_b": share_b, "s_b": s_b, "acc_b": acc_b, "ece": float(share_b @ np.abs(acc_b - s_b)),
             "acc": np.bincount(groups, weights=correct) / np.bincount(groups), "share": share,
             "truth_conf": truth_conf, "theta0": confusion_rmse(score_dir.mean(), truth_conf, share),
             "ip": score_informed_prior(conf, groups), "ip_b": score_informed_prior(conf, bins),
@@ -209,6 +226,7 @@ def one_run(job):
     out = {"t3": {m: accuracy_rmse(s, p, st, budgets, rng, h) for m, (p, _, st, h) in beta.items()},
            "t5": {m: ece_errors(s, pb, st, rng, h) for m, (_, pb, st, h) in beta.items()}}
     out["t5"][T5_EXTRA] = ece_hierarchical(s, rng)
+    out["centre"] = centre_check(spe10[4], s)
     dirichlet = {"UPrior (random)": (s["ud"], "random", ()), "IPrior (random)": (s["sd"], "random", ()),
                  "IPrior + TS": (s["sd"], "ts-confusion", ()), "SPE-0 + TS": (spe0[2].alpha, "ts-confusion", ()),
                  "SPE-10 + TS": (spe10[2].alpha, "ts-confusion", spe10[3])}
@@ -222,125 +240,15 @@ def one_run(job):
     t6.update({m: (p, "ts-worst" if st == "ts-estimate" else st, h) for m, (p, _, st, h) in beta.items()})
     out["t6"] = {(m, mm): mrr_curve(s, p, st, mm, every, rng, h)
                  for mm in (1, 3) if identifiable(s["acc"], mm) for m, (p, st, h) in t6.items()}
-    out["t7"] = {m: [labels_to_compare(s, p, "ts-compare" if st == "ts-estimate" else st, pair, rng, h)
-                     for pair in pairs_of(name, k)] for m, (p, _, st, h) in beta.items()}
+    if r < T7_RUNS:
+        out["t7"] = {m: [labels_to_compare(s, p, "ts-compare" if st == "ts-estimate" else st, pair, rng, h)
+                         for pair in pairs_of(name, k)] for m, (p, _, st, h) in beta.items()}
     return name, r, out
-
-
-def first_crossing(curves, every, n_items):
-    """Percent of the file labeled from which on the mean MRR over runs stays above the target
-    (a checkpoint before SPE-10's 10 labels has no value and does not count)."""
-    stacked = np.stack(curves)
-    filled = np.isfinite(stacked).all(axis=0)
-    mean = np.where(filled, np.nan_to_num(stacked).mean(axis=0), np.inf)
-    below = np.flatnonzero(mean <= MRR_TARGET)
-    first = 0 if below.size == 0 else below[-1] + 1
-    return 100.0 * (first + 1) * every / n_items if first < mean.size else np.nan
-
-
-def _cell(v, spec):
-    return "-" if v is None or (isinstance(v, float) and np.isnan(v)) else spec.format(v)
-
-
-def budget_table(results, meta, key, methods, budgets_of, spec, paper_key):
-    head = "| file | N | " + " | ".join(methods) + " |"
-    lines = [head, "|---|---|" + "---|" * len(methods)]
-    for name in meta:
-        runs = [o[key] for n, _, o in results if n == name]
-        for i, b in enumerate(budgets_of(meta[name]["k"])):
-            vals = [np.mean([r[m][b] for r in runs]) for m in methods]
-            lines.append(f"| {name} | {b} | " + " | ".join(_cell(v, spec) for v in vals) + " |")
-            if name == "20news":
-                paper = PAPER_20NEWS[paper_key]
-                lines.append(f"| 20news, Ji et al. (BERT) | {b} | "
-                             + " | ".join(_cell(paper[m][i], spec) if m in paper else "-" for m in methods) + " |")
-    return lines
-
-
-def verdict(results, meta, key, better, reference="IPrior + TS", contenders=("SPE-0 + TS", "SPE-10 + TS")):
-    """Cells (file x budget) where each SPE row is no worse than ``reference``."""
-    out = []
-    for m in contenders:
-        wins = cells = 0
-        for name in meta:
-            runs = [o[key] for n, _, o in results if n == name]
-            for b in runs[0][reference]:
-                ours, ref = np.mean([r[m][b] for r in runs]), np.mean([r[reference][b] for r in runs])
-                wins += better(ours, ref)
-                cells += 1
-        out.append(f"{m} no worse than {reference} in {wins} of {cells} cells")
-    return "; ".join(out) + "."
-
-
-def t6_table(results, meta):
-    lines = ["| file | top-m | gap | " + " | ".join(T6_METHODS) + " |", "|---|---|---|" + "---|" * len(T6_METHODS)]
-    ok = cells = 0
-    for name, info in meta.items():
-        for mm in (1, 3):
-            gap = info["gaps"][mm]
-            if gap < MIN_GAP:
-                lines.append(f"| {name} | {mm} | {gap:.4f} | " + " | ".join("not identifiable" for _ in T6_METHODS) + " |")
-                continue
-            vals = {m: first_crossing([o["t6"][(m, mm)] for n, _, o in results if n == name], info["every"], info["n"])
-                    for m in T6_METHODS}
-            lines.append(f"| {name} | {mm} | {gap:.4f} | " + " | ".join(_cell(vals[m], "{:.1f}") for m in T6_METHODS) + " |")
-            if name == "20news":
-                paper = PAPER_20NEWS["t6"]
-                lines.append(f"| 20news, Ji et al. (BERT) | {mm} | - | "
-                             + " | ".join(_cell(paper[m][mm], "{:.1f}") if m in paper else "-" for m in T6_METHODS) + " |")
-            for m in ("SPE-0 + TS", "SPE-10 + TS"):
-                cells += 1
-                ok += not vals[m] > vals["IPrior + TS"]
-    return lines, f"SPE-0 / SPE-10 + TS needed no more labels than IPrior + TS in {ok} of {cells} cases."
-
-
-def t7_table(results, meta):
-    lines = ["| file | pairs | " + " | ".join(BASIC) + " |", "|---|---|" + "---|" * len(BASIC)]
-    for name in meta:
-        runs = [o["t7"] for n, _, o in results if n == name]
-        vals = [np.mean([np.mean(r[m]) for r in runs]) for m in BASIC]
-        lines.append(f"| {name} | {len(runs[0][BASIC[0]])} | " + " | ".join(f"{v:.1f}" for v in vals) + " |")
-        if name == "20news":
-            paper = PAPER_20NEWS["t7"]
-            lines.append("| 20news, Ji et al. (BERT) | all | "
-                         + " | ".join(_cell(paper.get(m), "{:.1f}") for m in BASIC) + " |")
-    return lines
-
-
-def report(results, meta, runs, minutes, jobs, commit, date):
-    t5_methods = BASIC + (T5_EXTRA,)
-    lines = ["## Active assessment, Ji et al.'s Tables 3-7", "",
-             f"Run {date}, commit {commit}, `python -m benchmarks.assessment_tables "
-             f"--runs {runs}` ({minutes:.1f} min, {jobs} processes); {runs} runs per cell (Ji et al.: 1000). "
-             + " ".join(__doc__.split("\n\n")[2].split()), "", __doc__.split("\n\n")[3], "",
-             " ".join(__doc__.split("\n\n")[4].split()), "",
-             "Files: " + "; ".join(f"{n}: {i['n']} items, {i['k']} classes, top-1 accuracy {i['acc']:.3f}, "
-                                   f"ECE {i['ece']:.3f}" for n, i in meta.items()) + ".", "",
-             "### Table 3: RMSE (points) of accuracy per predicted class", ""]
-    lines += budget_table(results, meta, "t3", BASIC, lambda k: (2 * k, 5 * k, 10 * k), "{:.1f}", "t3")
-    lines += ["", verdict(results, meta, "t3", lambda a, b: a <= b), "",
-              "### Table 4: confusion-matrix RMSE divided by the score prior's RMSE with no labels", ""]
-    lines += budget_table(results, meta, "t4", BASIC, lambda k: (2 * k, 5 * k, 10 * k), "{:.3f}", "t4")
-    lines += ["", verdict(results, meta, "t4", lambda a, b: a <= b),
-              "Ji et al.'s published scaled values fall by orders of magnitude within 2K-10K labels; a posterior "
-              "mean that moves by one label per column cannot, so theirs may be on another scale (squared, or "
-              "differently normalised); ours follow the stated definition.", "",
-              "### Table 5: ECE estimation error (percent), 10 equal-width confidence bins as groups", ""]
-    lines += budget_table(results, meta, "t5", t5_methods, lambda k: ECE_BUDGETS, "{:.1f}", "t5")
-    lines += ["", verdict(results, meta, "t5", lambda a, b: a <= b), "",
-              "### Table 6: percent of the test set labeled to identify the m least accurate classes "
-              f"(mean MRR > {MRR_TARGET} from there on)", "",
-              f"`gap`: accuracy of the (m+1)-th minus the m-th least accurate class; below {MIN_GAP} the file is "
-              "not scored.", ""]
-    t6, t6_note = t6_table(results, meta)
-    lines += t6 + ["", t6_note, "", "### Table 7: labels to settle the ROPE comparison of two predicted classes", ""]
-    lines += t7_table(results, meta) + [""]
-    return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="4 runs, prints only")
     ap.add_argument("--report", action="store_true", help="rebuild the section from the stored raw results")
@@ -348,7 +256,7 @@ def main(argv=None):
     if args.report:
         with open(CACHE, "rb") as f:
             stored = pickle.load(f)
-        text = report(stored["results"], stored["meta"], stored["runs"], stored["minutes"], stored["jobs"],
+        text = report(__doc__, stored["results"], stored["meta"], stored["runs"], stored["minutes"], stored["jobs"],
                       stored["commit"], stored["date"])
         print(text)
         write_section(text, RESULTS_MD, MARKERS)
@@ -361,13 +269,13 @@ def main(argv=None):
         acc = np.sort(s["acc"])
         meta[name] = {"n": y.size, "k": s["k"], "acc": float(s["correct"].mean()), "ece": s["ece"],
                       "every": max(1, y.size // 500), "gaps": {m: float(acc[m] - acc[m - 1]) for m in (1, 3)}}
-        spe0 = spe_priors(probs, y, s["groups"], s["bins"], 0, 0)
+        spe0 = spe_priors(probs, y, s["groups"], s["bins"], 0, 0)[:4]  # the fit itself stays here
         work += [(name, probs, y, spe0, r) for r in range(runs)]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(one_run, work))
     minutes = (time.time() - start) / 60
     stamp = {"commit": git_commit(), "date": time.strftime("%Y-%m-%d")}
-    text = report(results, meta, runs, minutes, args.jobs, **stamp)
+    text = report(__doc__, results, meta, runs, minutes, args.jobs, **stamp)
     print(text)
     if not args.quick:
         RESULTS_DIR.mkdir(exist_ok=True)

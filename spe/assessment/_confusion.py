@@ -14,6 +14,7 @@ import numpy as np
 
 from ._groups import class_order
 from ._metrics import DirichletColumns
+from ._priors import typical
 
 DEFAULT_CONFUSION_STRENGTH = 1.0
 _FLOOR = 1e-6
@@ -108,8 +109,10 @@ def multiclass_confusion_prior(result, *, min_strength=DEFAULT_CONFUSION_STRENGT
     label draws of a :class:`~spe.multiclass.MulticlassResult`.
 
     Each draw gives every item a class, so each draw has a confusion matrix. Column k's
-    mean is the draws' mean (with no labels: the classifier's own probabilities, as
-    :func:`multiclass_informed_prior` does and for its reason); its strength s solves
+    mean is the draws' interquartile mean per entry, rescaled to sum to 1 (with no labels:
+    the classifier's own probabilities), as :func:`multiclass_informed_prior` centres
+    accuracy and for its reasons (the draws are skewed), so the two priors nearly agree on
+    the diagonal; its strength s solves
     sum_j m_j (1 - m_j) / (s + 1) = sum_j E(theta_jk - m_j)^2, what the draws' spread
     supports, at least ``min_strength`` and at most the number of items predicted k.
 
@@ -134,7 +137,8 @@ def multiclass_confusion_prior(result, *, min_strength=DEFAULT_CONFUSION_STRENGT
     if result.n_labeled == 0:  # the classifier's own probabilities are the centre
         centre = score_confusion_prior(np.exp(result.log_probs), pred).mean()
     else:
-        centre = theta.mean(axis=0)
+        centre = typical(theta)
+        centre /= np.maximum(centre.sum(axis=0, keepdims=True), _FLOOR)
     spread = np.mean(np.sum((theta - centre[None]) ** 2, axis=1), axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         strength = np.sum(centre * (1 - centre), axis=0) / spread - 1.0
