@@ -13,8 +13,9 @@ mean signed AUPRC error, `auprc_bias`: the top of the ranking overstated when po
 from `spe.fit_many` (all models, shared label draws; `fit_many, population` is the same
 fit's `kind="population"`, the population the items come from, which the held-out half
 samples; also with only the models' own maps, only their Gaussian copula (`joint only`),
-each model's wide map and its "calibrated" one, or only the log-linear pool; and with
-`calibrated=False`, without the "calibrated" maps), from `spe.fit` on that
+each model's wide map and its "calibrated" one, or only the log-linear pool; with
+`calibrated=False`, without the "calibrated" maps; and the stack without the copula, `no
+copula`, paired with the default on the same seeds), from `spe.fit` on that
 model alone (package default) and from the 20 labeled items alone; ratios to the labeled
 items alone. ssme-lite (Shanmugam et al.'s package) fits every model of the file at once,
 on the first seeds only (it takes seconds per fit); its ratios are against the labeled
@@ -54,11 +55,14 @@ HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- ssme-shared:start -->", "<!-- ssme-shared:end -->")
 KEYS = ("accuracy", "auc", "auprc")
 N_BOOT = 200
+NO_COPULA = "fit_many, no copula"
 #: fit_many's label model (the default stack) and, to compare, its kinds alone and without "calibrated" maps.
 VARIANTS = {"fit_many": {}, "fit_many, maps only": {"label_model": "maps"},
             "fit_many, pool only": {"label_model": "pool"},
             # the Gaussian copula of the models' scores given the class alone (#47)
             "fit_many, joint only": {"label_model": "joint"},
+            # the default stack without the copula: paired with fit_many on the same splits (#47)
+            NO_COPULA: {"label_model": ("maps", "pool")},
             # without each probability model's "calibrated" map (the default before 2026-11-24)
             "fit_many, calibrated=False": {"calibrated": False}}
 #: Shanmugam et al. (2025), CivilComments, 7 models, 20 labels: (SSME, labeled only) MAE in points.
@@ -179,6 +183,23 @@ def one_seed(job):
                          "s": many_s, "ssme_s": lite_s, "pick": {k: best_model_picks(estimates, truths, k) for k in ("auc", "auprc")}}
 
 
+def paired_rows(results, files) -> list[dict]:
+    """Per file: the per-seed MAE difference, fit_many minus the stack without the copula."""
+    rows = []
+    for f in files:
+        done = [r for short, _, r in results if short == f and r is not None
+                and all(NO_COPULA in per for per in r["models"].values())]
+        if len(done) < 2:
+            continue
+        row = {"file": f, "seeds": len(done)}
+        for k in KEYS:
+            d = [np.mean([per["fit_many"][k] - per[NO_COPULA][k] for per in r["models"].values()]) for r in done]
+            row[f"{k}_diff"] = float(np.mean(d))
+            row[f"{k}_se"] = float(np.std(d, ddof=1) / np.sqrt(len(d)))
+        rows.append(row)
+    return rows
+
+
 def best_model_picks(estimates, truths, key):
     """Per method: is the model it ranks first by ``key`` ("auc" or "auprc") the truly best
     by it (held-out half), and how many points the pick gives up (regret). Ties in the
@@ -261,6 +282,7 @@ def main(argv=None):
             coverage.append({"file": f, "method": m, "target": "held-out" if m in (POPULATION, HELD_OUT) else "items",
                              "seeds": len(done), "prevalence": float(np.mean(prevalence)) if prevalence else None}
                             | {k: float(np.mean([g[k] for g in got])) for k in KEYS})
+    paired = paired_rows(results, files)
     picks = []
     for f in files:
         done = [r for short, _, r in results if short == f and r is not None]
@@ -290,6 +312,11 @@ def main(argv=None):
         "",
         table(coverage, ["file", "method", "target", "seeds", "prevalence", "accuracy", "auc", "auprc"]),
         "",
+        *([f"The default stack against the same stack without the Gaussian copula (`{NO_COPULA}`), paired on "
+           "the same seeds, splits and labels: mean over seeds of the per-seed difference in MAE (points, "
+           "averaged over the file's models; positive: the copula's stack is worse) and its standard error:", "",
+           table(paired, ["file", "seeds", *(f"{k}_{s}" for k in KEYS for s in ("diff", "se"))]), ""]
+          if paired else []),
         "Which model is best? Share of seeds where the model a method ranks first by AUROC (by AUPRC) is "
         "the truly best by that metric on the held-out half (`p_best_first_*`; tied firsts count only if all "
         "are truly best), and the mean points the pick gives up against the truly best (`regret_*`):",

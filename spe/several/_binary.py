@@ -29,7 +29,7 @@ from ..scores import (ORIENTATION_PROBABILITY, ItemIndex, as_labels, as_score_ar
 from ._comparison import SharedDrawsComparison, equal_weight_estimate
 from ._inputs import align_models
 from ._joint import NAME as JOINT_NAME
-from ._label_model import LABEL_MODELS, calibrated_name, draw_labels, fit_label_model
+from ._label_model import calibrated_name, draw_labels, fit_label_model, stacked_kinds
 from ._log_linear_pool import NAME as POOL_NAME
 from ._model_result import ModelResult, item_mean_probabilities
 from ._multiclass import fit_many_multiclass
@@ -236,12 +236,14 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     seed : int, numpy Generator or None
     higher_is_positive : bool
         False when lower scores mean positive (every model).
-    label_model : {"stack", "maps", "pool", "joint"}
+    label_model : {"stack", "maps", "pool", "joint"} or tuple of them
         ``"stack"`` (default): every model's own label model, the log-linear pool of all
         models and their Gaussian copula (the joint distribution of the scores given the
         class, for models that share their errors), weighted by the labels' leave-one-out
         densities. ``"maps"``, ``"pool"`` or ``"joint"`` keep one kind, to compare; none
-        is honest alone (docs/method.md 9; class probabilities have no ``"joint"``).
+        is honest alone (docs/method.md 9; class probabilities have no ``"joint"``). A
+        tuple stacks those kinds only, e.g. ``("maps", "pool")`` the stack without the
+        copula (one score per item only).
     calibrated : bool or None
         Also stack each probability model's "calibrated" map (Platt with a tight prior at
         "its probabilities are right", :mod:`spe.calibration`; models with more than
@@ -309,8 +311,7 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=check_n_draws(n_draws),
                                    seed=seed, label_model=label_model, items=items)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
-    if label_model not in LABEL_MODELS:
-        raise ValueError(f"label_model must be one of {LABEL_MODELS}, got {label_model!r}")
+    stacked_kinds(label_model)
     for taken in (POOL_NAME, JOINT_NAME):
         if taken in arrays:
             raise ValueError(f"{taken!r} names a label model of all models; rename that model")

@@ -44,6 +44,8 @@ from ._log_linear_pool import fit_log_linear_pool, platt_fits
 MAP_FORM = "spline"
 MAP_DRAWS = 1000
 LABEL_MODELS = ("stack", "maps", "pool", "joint")
+#: The kinds of label model "stack" stacks; a tuple of some of them stacks those only.
+KINDS = ("maps", "pool", "joint")
 #: Items per block when labels are drawn, so memory stays (draws x block).
 _DRAW_CELLS = 4_000_000
 
@@ -89,17 +91,37 @@ def calibrated_name(name) -> str:
     return f"{name} (calibrated)"
 
 
+def stacked_kinds(label_model) -> frozenset:
+    """The kinds of label model ``label_model`` stacks: "stack" all of KINDS, one kind's
+    name that kind, a tuple or list of kinds those.
+
+    Raises
+    ------
+    ValueError
+        Anything else (an empty tuple, an unknown kind).
+    """
+    if isinstance(label_model, str):
+        if label_model not in LABEL_MODELS:
+            raise ValueError(f"label_model must be one of {LABEL_MODELS} or a tuple of {KINDS}, got {label_model!r}")
+        return frozenset(KINDS if label_model == "stack" else (label_model,))
+    kinds = tuple(label_model) if isinstance(label_model, (tuple, list)) else ()
+    if not kinds or not all(isinstance(k, str) and k in KINDS for k in kinds):
+        raise ValueError(f"label_model must be one of {LABEL_MODELS} or a tuple of {KINDS}, got {label_model!r}")
+    return frozenset(kinds)
+
+
 def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
                     calibrated=False) -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool
     and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
-    or ``"joint"`` keeps one kind only.
+    or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
     adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
     map_rng, pool_rng = rngs
-    with_pool = kind in ("stack", "pool") and len(scores) > 1
-    with_joint = kind in ("stack", "joint") and len(scores) > 1
-    with_maps = kind in ("stack", "maps") or not (with_pool or with_joint)
+    kinds = stacked_kinds(kind)
+    with_pool = "pool" in kinds and len(scores) > 1
+    with_joint = "joint" in kinds and len(scores) > 1
+    with_maps = "maps" in kinds or not (with_pool or with_joint)
     def item_map(form, s, is_probability):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)

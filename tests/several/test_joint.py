@@ -86,3 +86,21 @@ def test_joint_is_refused_for_class_probabilities():
     probs = {"a": np.full((10, 3), 1 / 3) + np.eye(3)[np.arange(10) % 3] * 0.1}
     with pytest.raises(ValueError, match="label_model must be one of"):
         spe.fit_many(probs, label_model="joint")
+
+
+def test_a_tuple_of_kinds_stacks_those_kinds_only():
+    """``label_model=("maps", "pool")`` is the stack without the copula; as the copula is
+    fitted last, every other candidate is the same fit as in the full stack."""
+    scores, y = world(shared=1.0, seed=4, n=300)
+    labels = np.where(np.arange(y.size) < 30, y, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = spe.fit_many(scores, labels, n_draws=100, seed=0, calibrated=False)
+        without = spe.fit_many(scores, labels, n_draws=100, seed=0, calibrated=False, label_model=("maps", "pool"))
+    assert set(without.label_model.fits) == set(full.label_model.fits) - {NAME}
+    for m in without.label_model.fits:
+        np.testing.assert_array_equal(without.label_model.fits[m].prob_positive(np.arange(5)),
+                                      full.label_model.fits[m].prob_positive(np.arange(5)))
+    for bad in ((), ("maps", "copula"), "maps only", ["stack"]):
+        with pytest.raises(ValueError, match="label_model must be one of"):
+            spe.fit_many(scores, labels, label_model=bad)
