@@ -11,8 +11,7 @@ from spe.cli import build_parser, main
 from spe.datasets import load_demo
 
 
-@pytest.fixture
-def csv_file(tmp_path):
+def _scores_csv(folder):
     rng = np.random.default_rng(0)
     y = (rng.random(400) < 0.3).astype(int)
     s = np.where(y == 1, rng.normal(1.5, 0.7, 400), rng.normal(-1.0, 0.8, 400))
@@ -20,22 +19,40 @@ def csv_file(tmp_path):
     for i, (si, yi) in enumerate(zip(s, y)):
         label = str(yi) if i < 15 else ("NA" if i % 2 else "")  # blank and NA = unlabeled
         lines.append(f"{i},{si:.5f},{label}")
-    path = tmp_path / "scores.csv"
+    path = folder / "scores.csv"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def test_fit_writes_summary_and_figures(csv_file, tmp_path, capsys):
-    out = tmp_path / "out"
-    code = main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label",
-                 "--out", str(out), "--n-draws", "200"])
+@pytest.fixture
+def csv_file(tmp_path):
+    return _scores_csv(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def fitted_csv(tmp_path_factory):
+    """``spe fit`` of the csv_file data, run once for the tests that read its outputs:
+    (exit code, output folder, printed text)."""
+    import contextlib
+    import io
+
+    folder = tmp_path_factory.mktemp("fit")
+    out, printed = folder / "out", io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["fit", str(_scores_csv(folder)), "--score-col", "score", "--label-col", "label",
+                     "--out", str(out), "--n-draws", "200"])
+    return code, out, printed.getvalue()
+
+
+def test_fit_writes_summary_and_figures(fitted_csv):
+    code, out, printed = fitted_csv
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_items"] == 400 and summary["n_labeled"] == 15
     assert len(summary["pr_curve"]["precision"]) == 101
     for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
         assert (out / name).stat().st_size > 1000
-    assert "families: negative" in capsys.readouterr().out
+    assert "families: negative" in printed
     _check_report(out / "report.html", summary)
 
 
@@ -124,17 +141,20 @@ def test_bundled_demo_data_is_real_and_intact():
     assert scores.size == 1797 and labels.sum() == 183
 
 
-def test_label_session_survives_a_kill_between_answers(tmp_path):
+def test_label_session_survives_a_kill_between_answers(tmp_path, capsys):
     """Answers are saved one by one; killing the process loses none of them."""
     import os
     import signal
     import time
 
+    from spe.cli._label import run as cmd_label
+
     items = tmp_path / "items.csv"
     items.write_text("id,score\n" + "".join(f"i{i},{i / 50:.3f}\n" for i in range(50)))
     state = tmp_path / "state.json"
-    cmd = [sys.executable, "-m", "spe.cli", "label", str(items), "--state", str(state), "--score-col", "score",
-           "--id-col", "id", "--threshold", "0.5", "--bins", "4"]
+    argv = ["label", str(items), "--state", str(state), "--score-col", "score", "--id-col", "id",
+            "--threshold", "0.5", "--bins", "4"]
+    cmd = [sys.executable, "-m", "spe.cli", *argv]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     for answer in ("1", "0", "1"):
         proc.stdin.write(answer + "\n")
@@ -148,8 +168,10 @@ def test_label_session_survives_a_kill_between_answers(tmp_path):
     proc.wait()
     saved = json.loads(state.read_text())["labels"]
     assert len(saved) == 3
-    out = subprocess.run(cmd, input="0\nq\n", capture_output=True, text=True, timeout=120)
-    assert "resuming" in out.stdout and "4 answers saved" in out.stdout
+    answers = iter(["0", "q"])  # the resumed session runs in-process: the kill above is the process boundary
+    cmd_label(build_parser().parse_args(argv), ask=lambda prompt: next(answers))
+    out = capsys.readouterr().out
+    assert "resuming" in out and "4 answers saved" in out
     final = {i: lab for i, lab in json.loads(state.read_text())["labels"]}
     assert all(final[i] == lab for i, lab in saved)
 
@@ -164,8 +186,10 @@ def test_fit_without_labels_writes_summary_and_every_figure(tmp_path, capsys):
     assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--out", str(out),
                  "--n-draws", "200"]) == 0
     summary = json.loads((out / "summary.json").read_text())
+    prior = spe.learned.default_prior()
+    w, weak = prior.prior_weight_of_mixture("margin"), prior.weak_ranker_prior().weight
     assert summary["n_labeled"] == 0 and summary["model_weights"] == pytest.approx(
-        {"mixture": (w := spe.learned.default_prior().prior_weight_of_mixture("margin")), "spline": 1 - w})
+        {"mixture": (1 - weak) * w, "spline": (1 - weak) * (1 - w), "weak": weak})
     for name in ("fit.png", "pr.png", "roc.png", "reliability.png"):
         assert (out / name).stat().st_size > 1000
 
@@ -308,16 +332,15 @@ def test_every_option_of_every_command_has_a_help_text():
         assert not missing, (name, missing)
 
 
-def test_report_renders_in_a_headless_browser(tmp_path, csv_file):
+def test_report_renders_in_a_headless_browser(tmp_path, fitted_csv):
     """Where Chromium is installed, report.html renders offline to a non-empty page."""
     import shutil
 
     browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
     if browser is None:
         pytest.skip("no headless Chromium on this machine")
-    out = tmp_path / "o"
-    assert main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label", "--out", str(out),
-                 "--n-draws", "200"]) == 0
+    code, out, _ = fitted_csv
+    assert code == 0
     shot = tmp_path / "page.png"
     subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", f"--screenshot={shot}",
                     "--window-size=1200,3000", (out / "report.html").as_uri()], check=True, timeout=120,
@@ -386,6 +409,30 @@ def _oracle(y, n_questions, asked):
     return ask
 
 
+def _spied_fits(monkeypatch):
+    """The fits ``spe label`` runs, recorded as (scores, labels, options, result): a test
+    checks what each fit was given instead of refitting it (spe.fit is deterministic)."""
+    import spe.cli._label
+
+    fits, real = [], spe.cli._label.fit
+    assert real is spe.fit
+
+    def spy(scores, labels, **options):
+        fits.append((np.array(scores), np.array(labels), options, real(scores, labels, **options)))
+        return fits[-1][-1]
+
+    monkeypatch.setattr(spe.cli._label, "fit", spy)
+    return fits
+
+
+def _was_spe_fit(fit, scores, labels):
+    """``fit`` (from _spied_fits) is spe.fit(scores, labels, seed=0, progress=False)."""
+    given_scores, given_labels, options, _ = fit
+    np.testing.assert_allclose(given_scores, scores, rtol=1e-12)  # parsed from the CSV's 5 decimals
+    np.testing.assert_array_equal(given_labels, labels)
+    assert options == {"seed": 0, "progress": False}
+
+
 def _refuses_class_names(tmp_path, options, match):
     """``spe label`` with class-name predictions and ``options`` raises ``match``."""
     from spe.cli._label import run as cmd_label
@@ -398,7 +445,7 @@ def _refuses_class_names(tmp_path, options, match):
         cmd_label(args, ask=lambda p: "q")
 
 
-def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
+def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys, monkeypatch):
     from spe.cli._label import run as cmd_label
 
     rng = np.random.default_rng(3)
@@ -412,17 +459,19 @@ def test_label_with_goal_pr_asks_about_the_items_spe_suggests(tmp_path, capsys):
     ask = _oracle(y, 3, asked)
     args = build_parser().parse_args(["label", str(path), "--state", str(state), "--score-col", "score",
                                       "--threshold", "1.0", "--label-col", "truth", "--goal", "pr"])
+    fits = _spied_fits(monkeypatch)
     cmd_label(args, ask=ask)
     labels = np.where(np.arange(300) < 8, y, np.nan)
-    for item in asked:  # each question is the item spe suggests given the answers before it
-        res = spe.fit(s.round(5), labels, seed=0, progress=False)
-        assert item == res.suggest_labels(1, target="pr")[0]
+    assert len(asked) == 3 and len(fits) >= 3
+    for item, fit in zip(asked, fits):  # each question is the item spe suggests given the answers before it
+        _was_spe_fit(fit, s.round(5), labels)
+        assert item == fit[-1].suggest_labels(1, target="pr")[0]
         labels[item] = y[item]
     assert len(json.loads(state.read_text())["labels"]) == 11
     _refuses_class_names(tmp_path, ["--goal", "ap"], "--goal ap needs binary labels")
 
 
-def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_path, capsys):
+def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_path, capsys, monkeypatch):
     """The SPE-informed prior holds the answers it was fitted on; the assessor counts only
     later answers, and a resumed session refits the prior on all of them."""
     from spe.assessment import Assessor, BetaGroups, spe_informed_prior
@@ -438,6 +487,7 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
     argv = ["label", str(path), "--state", str(state), "--score-col", "score", "--threshold", "1.0",
             "--label-col", "truth", "--bins", "4"]
     answers = iter(["1", "q"])
+    fits = _spied_fits(monkeypatch)
     cmd_label(build_parser().parse_args(argv), ask=lambda p: next(answers))
     out = capsys.readouterr().out
     assert "prior: SPE-informed from the scores and 10 answers" in out
@@ -445,8 +495,8 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
     assert saved["prior_labels"] == list(range(10)) and len(saved["labels"]) == 11
     prior = BetaGroups(saved["prior"]["alpha"], saved["prior"]["beta"])
     # the prior is the SPE posterior given the 10 labels, with its strength earned
-    labels = np.where(np.arange(300) < 10, y, np.nan)
-    res = spe.fit(s.round(5), labels, seed=0, progress=False)
+    _was_spe_fit(fits[0], s.round(5), np.where(np.arange(300) < 10, y, np.nan))
+    res = fits[0][-1]
     from spe.assessment import bin_groups
 
     groups, _ = bin_groups(s.round(5), 4, "mass")
@@ -470,7 +520,7 @@ def test_label_starts_from_the_spe_prior_and_never_counts_an_answer_twice(tmp_pa
     _refuses_class_names(tmp_path, ["--prior", "spe"], "--prior spe needs binary labels")
 
 
-def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(tmp_path, capsys):
+def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(tmp_path, capsys, monkeypatch):
     from spe.cli._label import run as cmd_label
 
     rng = np.random.default_rng(4)
@@ -483,11 +533,11 @@ def test_label_with_goal_threshold_asks_what_settles_precision_and_recall_there(
     ask = _oracle(y, 2, asked)
     argv = ["label", str(path), "--state", str(tmp_path / "s.json"), "--score-col", "score",
             "--label-col", "truth", "--goal", "threshold"]
+    fits = _spied_fits(monkeypatch)
     cmd_label(build_parser().parse_args(argv + ["--threshold", "1.0"]), ask=ask)
     assert "at threshold 1 (spe.fit): precision" in capsys.readouterr().out
-    labels = np.where(np.arange(200) < 8, y, np.nan)
-    res = spe.fit(s.round(5), labels, seed=0, progress=False)
-    assert asked[0] == res.suggest_labels(1, target="threshold", threshold=1.0)[0]
+    _was_spe_fit(fits[0], s.round(5), np.where(np.arange(200) < 8, y, np.nan))
+    assert asked[0] == fits[0][-1].suggest_labels(1, target="threshold", threshold=1.0)[0]
     with pytest.raises(ValueError, match="--goal threshold needs --threshold"):
         cmd_label(build_parser().parse_args(argv[:3] + ["x.json"] + argv[4:] + ["--pred-col", "pred"]),
                   ask=lambda p: "q")

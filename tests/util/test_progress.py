@@ -15,9 +15,9 @@ def test_progress_bar_names_the_stages_when_asked_and_is_silent_otherwise(monkey
     y[[0, 1, 2, 300, 301, 302]] = [0, 0, 0, 1, 1, 1]
     spe.fit(s, y, n_draws=100, seed=0, progress=True)
     shown = capsys.readouterr().err
-    # 8 stages: 4 family pairs, refit, sampling, Platt, pooling (tqdm throttles the counts,
-    # not the stage names)
-    assert "spe.fit" in shown and "/8 [" in shown
+    # 9 stages: 4 family pairs, refit, sampling, the map, the weak ranker, pooling (tqdm
+    # throttles the counts, not the stage names)
+    assert "spe.fit" in shown and "/9 [" in shown
     assert "mixture: fitting family pairs" in shown and "pooling the score models" in shown
     spe.fit(s, y, n_draws=100, seed=0, progress=False)
     spe.fit(s, y, n_draws=100, seed=0)  # None: not a terminal under pytest
