@@ -137,10 +137,11 @@ def estimate_dict(e):
 
 def add_fit_options(p):
     p.add_argument("--model", default="auto",
-                   help="score models: 'auto' (mixture + spline, weighted by the labels; spline alone for 3-20 "
-                        "distinct scores, cells for hard 0/1 predictions), "
+                   help="score models: 'auto' (mixture + spline + the weak ranker, weighted by the labels; "
+                        "spline and weak ranker alone for 3-20 distinct scores, cells for hard 0/1 predictions), "
                         "'mixture', 'platt', 'beta', 'spline', 'calibrated' (probabilities taken as nearly right), "
-                        "'cells' (a share of positives per score value), or a comma-separated list; with several "
+                        "'cells' (a share of positives per score value), 'weak' (a classifier at chance here), "
+                        "or a comma-separated list; with several "
                         "score columns 'auto' or 'uncalibrated' (fit_many(calibrated=False))")
     p.add_argument("--positive-label", default=None,
                    help="the label value meaning positive (others: negative); without it 1/0, true/false, yes/no")

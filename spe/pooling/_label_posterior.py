@@ -129,7 +129,7 @@ class LabelPosterior:
                 out[rows] = fit.prob_positive(scores, draws=needed)[where]
         return out
 
-    def equally_weighted(self, n: int, rng) -> "LabelPosterior":
+    def equally_weighted(self, n: int, rng) -> LabelPosterior:
         """n draws of equal weight: itself when it already is that, else its draws resampled
         systematically (a single model keeps its importance weights in :func:`combine`)."""
         if self.n_draws == n and np.allclose(self.weights, 1.0 / n):
