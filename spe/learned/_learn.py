@@ -85,7 +85,7 @@ def set_summary(scores, labels, probabilities=None):
 
 
 def _prepared(scores, labels, probabilities):
-    """(kind, h, P, the set's ScoreData, probabilities) of a set that can inform the map, or None."""
+    """(kind, h, P, the set's ScoreData, the map's features) of a set that can inform the map, or None."""
     s = as_score_array(scores)
     if np.unique(s).size < 3:
         return None
@@ -97,9 +97,9 @@ def _prepared(scores, labels, probabilities):
     data = build_score_data(s, y)  # s and y validated above
     ref = data.score_distribution()
     kind = score_kind(ref[0], probabilities, ref[1])
-    _, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
-                                    probabilities=probabilities, reference=ref)
-    return kind, h, info, data, probabilities
+    features, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
+                                           probabilities=probabilities, reference=ref)
+    return kind, h, info, data, features
 
 
 def _unpack(eta, n_segments: int):
@@ -265,9 +265,9 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     for scores, labels in _as_pairs(sets):
         prepared = _prepared(scores, labels, probabilities)
         if prepared is not None:
-            kind, h, info, data, is_probability = prepared
+            kind, h, info, data, features = prepared
             per_kind[kind].append((h, info))
-            kept.append((kind, data, is_probability))
+            kept.append((kind, data, features))
     if not per_kind:
         raise ValueError("no set has two labeled items of each class: nothing to learn a prior from")
     maps = {k: fit_hyperprior(per_kind[k], base.map_prior(k)) if per_kind[k] else base.map_prior(k)
@@ -275,8 +275,8 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     n_sets = {k: len(per_kind[k]) for k in KINDS}
     source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
     rng = np.random.default_rng(seed)
-    weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), p, maps[k], rng)
-                              for k, d, p in kept], base.weak_ranker or None)
+    weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f, maps[k], rng)
+                              for k, d, f in kept], base.weak_ranker or None)
     return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {})
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special, stats
 
-from ..calibration import Features, RankFeature, WeakRankerPrior
+from ..calibration import RankFeature, WeakRankerPrior
 
 #: Sets needed to learn the weak ranker when the base prior has none.
 MIN_SETS = 30
@@ -57,9 +57,10 @@ def expected_auroc(scores, prob) -> np.ndarray:
     return num / np.where(den > 0, den, np.nan)
 
 
-def set_aurocs(scores, labels, reference, probabilities: bool, map_prior, rng) -> dict | None:
+def set_aurocs(scores, labels, reference, map_features, map_prior, rng) -> dict | None:
     """One set's labeled AUROC with its sampling error, the map prior's predictive AUROCs
-    (:data:`PRIOR_DRAWS`) and the weak ranker's on a grid of unit slopes, on its labeled items."""
+    (:data:`PRIOR_DRAWS`, on the set's piecewise-Platt ``map_features``) and the weak
+    ranker's on a grid of unit slopes, on its labeled items."""
     y = np.asarray(labels, float)
     n_pos, n_neg = int((y == 1).sum()), int((y == 0).sum())
     if n_pos < 2 or n_neg < 2:
@@ -68,10 +69,9 @@ def set_aurocs(scores, labels, reference, probabilities: bool, map_prior, rng) -
     observed = float(expected_auroc(s, y[None])[0])
     q1, q2 = observed / (2 - observed), 2 * observed**2 / (1 + observed)  # Hanley & McNeil (1982)
     var = (observed * (1 - observed) + (n_pos - 1) * (q1 - observed**2) + (n_neg - 1) * (q2 - observed**2))
-    features = Features.for_scores("spline", reference[0], probabilities, reference[1])
-    mean, cov = map_prior.moments(features.n_slopes)
+    mean, cov = map_prior.moments(map_features.n_slopes)
     u = mean + rng.standard_normal((PRIOR_DRAWS, mean.size)) @ np.linalg.cholesky(cov).T
-    under_map = expected_auroc(s, special.expit(u[:, :1] + np.exp(u[:, 1:]) @ features(s).T))
+    under_map = expected_auroc(s, special.expit(u[:, :1] + np.exp(u[:, 1:]) @ map_features(s).T))
     z = RankFeature.for_scores(*reference)(s)[:, 0]
     c = special.logit(n_pos / y.size)
     width = np.hypot(KERNEL, np.sqrt(max(var, 0.0) / (n_pos * n_neg)))
@@ -97,13 +97,14 @@ def learn_weak_ranker(sets, base: dict | None) -> dict | None:
     Forty sets whose labels ignore the scores: most of the prior goes to the weak ranker.
 
     >>> import numpy as np
-    >>> from spe.calibration import MapPrior
+    >>> from spe.calibration import Features, MapPrior
     >>> from spe.learned._weak import learn_weak_ranker, set_aurocs
     >>> rng = np.random.default_rng(0)
     >>> sets = []
     >>> for _ in range(40):
     ...     s, y = rng.normal(size=300), (rng.random(300) < 0.3).astype(float)
-    ...     sets.append(set_aurocs(s, y, (s, None), False, MapPrior(0.0, 1.0, 1.0, 0.3), rng))
+    ...     features = Features.for_scores("spline", s, probabilities=False)
+    ...     sets.append(set_aurocs(s, y, (s, None), features, MapPrior(0.0, 1.0, 1.0, 0.3), rng))
     >>> learn_weak_ranker(sets, base=None)["weight"] > 0.5
     True
     """

@@ -6,7 +6,7 @@ import pytest
 from scipy import special
 
 import spe
-from spe.calibration import MapPrior, WeakRankerPrior
+from spe.calibration import Features, MapPrior, WeakRankerPrior
 from spe.learned import WIDE, ClassifierPrior, default_prior, learn_prior
 from spe.learned._weak import expected_auroc, learn_weak_ranker, set_aurocs
 from spe.pooling import prior_weights
@@ -27,7 +27,7 @@ def sets_with_a_share_at_chance(n_sets, share, seed, n_items=400):
 
 def aurocs(sets, seed=0):
     rng = np.random.default_rng(seed)
-    return [set_aurocs(s, y, (s, None), False, MARGIN_MAP, rng) for s, y in sets]
+    return [set_aurocs(s, y, (s, None), Features.for_scores("spline", s, False), MARGIN_MAP, rng) for s, y in sets]
 
 
 #: A map prior for the generated sets' informative classifiers (log slopes around 0.3).
@@ -54,9 +54,10 @@ def test_few_sets_and_no_base_learn_no_weak_ranker_and_a_base_is_kept_near():
     base = default_prior().weak_ranker
     learned = learn_weak_ranker(estimates, base=base)
     assert abs(special.logit(learned["weight"]) - special.logit(base["weight"])) < 1.5  # six sets move it little
-    assert set_aurocs([0.1, 0.2, 0.3, 0.4], [1, 0, 1, 0], ([0.1, 0.2, 0.3, 0.4], None), False, MARGIN_MAP,
+    four, three = [0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3]
+    assert set_aurocs(four, [1, 0, 1, 0], (four, None), Features.for_scores("spline", four, False), MARGIN_MAP,
                       np.random.default_rng(0)) is not None  # two of each class: enough
-    assert set_aurocs([0.1, 0.2, 0.3], [1, 0, 0], ([0.1, 0.2, 0.3], None), False, MARGIN_MAP,
+    assert set_aurocs(three, [1, 0, 0], (three, None), Features.for_scores("spline", three, False), MARGIN_MAP,
                       np.random.default_rng(0)) is None  # one positive
 
 
