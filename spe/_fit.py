@@ -297,7 +297,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
                                                      None if weak_prior is None else weak_prior.weight))
         bar.update()
     result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed,
-                       prior_note=classifier_prior.describe(kind) if "spline" in models else "", items=items)
+                       prior_note=classifier_prior.describe(kind, weak_ranker=WEAK_RANKER in models)
+                       if "spline" in models else "", items=items)
     warn_if_contradicted(result.label_checks, result.model_weights)
     return result
 

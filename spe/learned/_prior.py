@@ -99,13 +99,14 @@ class ClassifierPrior:
             raise ValueError(f"unknown score kind {kind!r}; choose from {KINDS}")
         return self.maps[kind]
 
-    def describe(self, kind: str | None = None) -> str:
-        """One line naming the prior (and, with ``kind``, the part of it that applies)."""
+    def describe(self, kind: str | None = None, weak_ranker: bool = True) -> str:
+        """One line naming the prior (and, with ``kind``, the part of it that applies;
+        ``weak_ranker``: whether the fit pooled the weak ranker, whose share it then names)."""
         if kind is None:
             return self.source
         n = self.n_sets.get(kind, 0)
         chance = (f"; the weak ranker (a classifier at chance here) {self.weak_ranker['weight']:.0%} of the pool "
-                  "before labels" if self.weak_ranker else "")
+                  "before labels" if self.weak_ranker and weak_ranker else "")
         return f"{self.source}; '{kind}' scores" + (f" ({n} labeled sets)" if n else " (hand-set)") + chance
 
     def to_dict(self) -> dict:

@@ -94,4 +94,6 @@ def test_auto_pools_the_weak_ranker_with_the_learned_prior_and_not_with_the_wide
     learned = spe.fit(scores, labels, seed=0, n_draws=300, progress=False)
     wide = spe.fit(scores, labels, seed=0, n_draws=300, progress=False, prior="wide")
     assert "weak" in learned.fits and "weak" not in wide.fits
-    assert "weak" not in spe.fit(scores, labels, model="spline", seed=0, n_draws=300, progress=False).fits
+    spline = spe.fit(scores, labels, model="spline", seed=0, n_draws=300, progress=False)
+    assert "weak" not in spline.fits
+    assert "weak ranker" in learned.summary().text and "weak ranker" not in spline.summary().text
