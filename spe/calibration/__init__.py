@@ -3,6 +3,7 @@ piecewise Platt maps, the "calibrated" member, the weak ranker, a share per scor
 recalibrated probabilities of items and new scores."""
 
 from ._cells import MAX_CELLS, CellsFit, fit_cells
+from ._map_prior import SHAPE_TERMS, score_shape
 
 # Names the rooms above import (not in __all__: internal, may change without notice)
 from ._maps import (
@@ -18,6 +19,7 @@ from ._maps import (
                     likelihood_summary,
                     rounding_clips,
 )
+from ._map_prior import shape_shifts
 from ._recalibration import calibrate, item_probabilities
 from ._weak import (
                     WEAK_RANKER,
@@ -32,6 +34,7 @@ __all__ = [
                     "MAPS",
                     "MAX_CELLS",
                     "NEARLY_CALIBRATED",
+                    "SHAPE_TERMS",
                     "SPLINE_SLOPE_CORRELATION",
                     "WEAK_PRIOR",
                     "WEAK_RANKER",
@@ -46,4 +49,5 @@ __all__ = [
                     "fit_weak_ranker",
                     "item_probabilities",
                     "likelihood_summary",
+                    "score_shape",
 ]

@@ -15,6 +15,15 @@ from scipy import special
 
 from ..sampling import student_t_importance_draws
 from ..scores import PROBABILITY_EPS
+from ._map_prior import (
+    CALIBRATED_PRIOR,
+    NEARLY_CALIBRATED_PRIOR,
+    SPLINE_SLOPE_CORRELATION,
+    VERY_WEAK_PRIOR,
+    WEAK_PRIOR,
+    MapPrior,
+    score_shape,
+)
 
 #: The calibration maps :func:`fit_calibration_map` fits (besides :data:`NEARLY_CALIBRATED`).
 MAPS = ("platt", "beta", "spline")
@@ -22,58 +31,6 @@ MAPS = ("platt", "beta", "spline")
 NEARLY_CALIBRATED = "calibrated"
 _MAX_NEWTON = 100
 SPLINE_SEGMENTS = 4
-
-
-@dataclass(frozen=True)
-class MapPrior:
-    """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean + shift_j, u_sd), the
-    log slopes correlated by ``slope_correlation``. ``segment_shifts`` (one per segment, summing
-    to 0; empty: none) let the segments' typical slopes differ (steeper at the top, say).
-
-    Examples
-    --------
-    >>> from spe.calibration import MapPrior
-    >>> mean, cov = MapPrior(0.0, 1.5, 0.0, 1.0, slope_correlation=0.5).moments(2)
-    >>> mean.tolist(), cov[1:, 1:].tolist()  # (c, u_1, u_2); the log slopes correlated by 1/2
-    ([0.0, 0.0, 0.0], [[1.0, 0.5], [0.5, 1.0]])
-    """
-
-    c_mean: float
-    c_sd: float
-    u_mean: float
-    u_sd: float
-    slope_correlation: float = 0.0
-    segment_shifts: tuple = ()
-
-    def __post_init__(self):
-        object.__setattr__(self, "segment_shifts", tuple(float(v) for v in self.segment_shifts))
-
-    def with_correlation(self, rho: float) -> "MapPrior":
-        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho, self.segment_shifts)
-
-    def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of (c, u_1, ..., u_J); segment shifts apply when the map has
-        as many segments as they were learned for (fewer distinct scores make fewer)."""
-        shifts = np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
-        mean = np.r_[self.c_mean, self.u_mean + shifts]
-        rho = self.slope_correlation
-        cov_u = self.u_sd**2 * ((1.0 - rho) * np.eye(n_slopes) + rho * np.ones((n_slopes, n_slopes)))
-        cov = np.zeros((n_slopes + 1, n_slopes + 1))
-        cov[0, 0] = self.c_sd**2
-        cov[1:, 1:] = cov_u
-        return mean, cov
-
-
-#: Prior of a probability score's map: centred on calibrated, temperatures 0.2-5 at 90%.
-CALIBRATED_PRIOR = MapPrior(0.0, 1.5, 0.0, 1.0)
-#: "The probabilities are right": odds within a factor 1.5, temperature 0.72-1.39, at 90%.
-NEARLY_CALIBRATED_PRIOR = MapPrior(0.0, 0.25, 0.0, 0.2)
-#: Prior of other scores' maps, per standard deviation of the score: weak.
-WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
-#: Nearly flat, for summarising a set's likelihood (:func:`likelihood_summary`).
-VERY_WEAK_PRIOR = MapPrior(0.0, 10.0, 0.0, 5.0)
-#: Correlation of the spline's segment log slopes (neighbours differ as Platt's temperature may).
-SPLINE_SLOPE_CORRELATION = 0.5
 
 
 @dataclass(frozen=True)
@@ -353,6 +310,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         prior = CALIBRATED_PRIOR if probabilities else WEAK_PRIOR
         if form == "spline":
             prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
+    prior = prior.given_shape(score_shape(features, ref_scores, ref_weights), features.n_slopes)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
     mean, cov = prior.moments(features.n_slopes)

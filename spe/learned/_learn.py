@@ -19,7 +19,13 @@ from collections import defaultdict
 import numpy as np
 from scipy import optimize
 
-from ..calibration import MapPrior, likelihood_summary
+from ..calibration import (
+    SHAPE_TERMS,
+    MapPrior,
+    likelihood_summary,
+    score_shape,
+    shape_shifts,
+)
 from ..scores import (
     as_labels,
     as_score_array,
@@ -85,7 +91,8 @@ def set_summary(scores, labels, probabilities=None):
 
 
 def _prepared(scores, labels, probabilities):
-    """(kind, h, P, the set's ScoreData, the map's features) of a set that can inform the map, or None."""
+    """(kind, h, P, the set's ScoreData, the map's features, the scores' shape) of a set that
+    can inform the map, or None."""
     s = as_score_array(scores)
     if np.unique(s).size < 3:
         return None
@@ -99,33 +106,37 @@ def _prepared(scores, labels, probabilities):
     kind = score_kind(ref[0], probabilities, ref[1])
     features, h, info = likelihood_summary("spline", data.labeled_scores, data.labeled_labels,
                                            probabilities=probabilities, reference=ref)
-    return kind, h, info, data, features
+    return kind, h, info, data, features, score_shape(features, *ref)
 
 
-def _unpack(eta, n_segments: int):
+def _unpack(eta, n_segments: int, terms=(), centres=()):
     """Hyperparameters from the optimiser's free vector: c's mean, the slopes' mean, two log
-    sds, the correlation's logit on (RHO_LOW, RHO_HIGH), and n_segments - 1 segment shifts
-    (the last makes them sum to 0)."""
+    sds, the correlation's logit on (RHO_LOW, RHO_HIGH), n_segments - 1 segment shifts (the
+    last makes them sum to 0), then one effect per shape term (at its centre)."""
     mu_c, mu_u, log_sd_c, log_sd_u, z = eta[:5]
     rho = RHO_LOW + (RHO_HIGH - RHO_LOW) / (1.0 + np.exp(-z))
-    free = np.asarray(eta[5:], float)
+    free = np.asarray(eta[5:5 + max(n_segments - 1, 0)], float)
     shifts = tuple(np.r_[free, -free.sum()]) if n_segments > 1 else ()
-    return MapPrior(float(mu_c), float(np.exp(log_sd_c)), float(mu_u), float(np.exp(log_sd_u)), float(rho), shifts)
+    effects = tuple(zip(terms, eta[eta.size - len(terms):] if terms else (), centres))
+    return MapPrior(float(mu_c), float(np.exp(log_sd_c)), float(mu_u), float(np.exp(log_sd_u)), float(rho), shifts,
+                    effects)
 
 
-def _pack(prior: MapPrior, n_segments: int) -> np.ndarray:
+def _pack(prior: MapPrior, n_segments: int, terms=()) -> np.ndarray:
     share = np.clip((prior.slope_correlation - RHO_LOW) / (RHO_HIGH - RHO_LOW), 1e-3, 1 - 1e-3)
     shifts = np.array(prior.segment_shifts) if len(prior.segment_shifts) == n_segments else np.zeros(n_segments)
+    effects = {t: e for t, e, _ in prior.shape_effects}
     return np.r_[prior.c_mean, prior.u_mean, np.log(prior.c_sd), np.log(prior.u_sd), np.log(share / (1 - share)),
-                 shifts[:-1] if n_segments > 1 else []]
+                 shifts[:-1] if n_segments > 1 else [], [effects.get(t, 0.0) for t in terms]]
 
 
-def log_evidence(prior: MapPrior, h: np.ndarray, info: np.ndarray) -> np.ndarray:
+def log_evidence(prior: MapPrior, h: np.ndarray, info: np.ndarray, offsets=None) -> np.ndarray:
     r"""log of the integral of N(u; prior) exp(h'u - u'Pu/2) du, exactly, for a stack of sets
-    with the same number of slopes (h: (T, d), info: (T, d, d)).
+    with the same number of slopes (h: (T, d), info: (T, d, d); ``offsets``: (T, d - 1) shifts
+    of each set's log slope means, from the shape of its scores).
 
-    .. math:: \log p_t = -\tfrac12\log|S| - \tfrac12 m^\top S^{-1} m + \tfrac12 b^\top A^{-1} b
-              - \tfrac12 \log|A|, \quad A = S^{-1} + P_t,\; b = S^{-1} m + h_t
+    .. math:: \log p_t = -\tfrac12\log|S| - \tfrac12 m_t^\top S^{-1} m_t + \tfrac12 b^\top A^{-1} b
+              - \tfrac12 \log|A|, \quad A = S^{-1} + P_t,\; b = S^{-1} m_t + h_t
 
     See Also
     --------
@@ -147,26 +158,40 @@ def log_evidence(prior: MapPrior, h: np.ndarray, info: np.ndarray) -> np.ndarray
     """
     mean, cov = prior.moments(h.shape[1] - 1)
     precision = np.linalg.inv(cov)
+    means = np.broadcast_to(mean, h.shape).copy()
+    if offsets is not None:
+        means[:, 1:] += offsets
     a = precision[None] + info
-    b = (precision @ mean)[None] + h
+    b = means @ precision.T + h
     _, logdet_a = np.linalg.slogdet(a)
     _, logdet_cov = np.linalg.slogdet(cov)
     quad = np.einsum("ti,ti->t", b, np.linalg.solve(a, b[..., None])[..., 0])
-    return -0.5 * logdet_cov - 0.5 * mean @ precision @ mean + 0.5 * quad - 0.5 * logdet_a
+    prior_quad = np.einsum("ti,ij,tj->t", means, precision, means)
+    return -0.5 * logdet_cov - 0.5 * prior_quad + 0.5 * quad - 0.5 * logdet_a
 
 
-def fit_hyperprior(summaries, base: MapPrior) -> MapPrior:
+def _shape_terms(shapes) -> tuple[tuple, tuple]:
+    """The shape terms enough sets show (at least MIN_SETS_FOR_SHIFTS), and their centres."""
+    terms = tuple(t for t in SHAPE_TERMS if sum(t in s for s in shapes) >= MIN_SETS_FOR_SHIFTS)
+    return terms, tuple(float(np.mean([s[t] for s in shapes if t in s])) for t in terms)
+
+
+def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
     """The map prior maximising the sets' evidence plus a weak hyperprior around ``base``.
 
     Segment shifts are learned for the most common number of segments (the piecewise map's
-    usual four) when at least :data:`MIN_SETS_FOR_SHIFTS` sets have it.
+    usual four) when at least :data:`MIN_SETS_FOR_SHIFTS` sets have it; with ``shapes``, so
+    are the effects of the scores' shape on the slopes (``MapPrior.shape_effects``).
 
     Parameters
     ----------
     summaries : list of (h, P)
         Each set's :func:`set_summary` without its kind.
     base : spe.calibration.MapPrior
-        Centre of the weak hyperprior (sd 1 on the means, the log sds and the correlation's logit).
+        Centre of the weak hyperprior (sd 1 on the means, the log sds, the correlation's
+        logit and the shape effects).
+    shapes : list of dict, optional
+        Each set's :func:`spe.calibration.score_shape` (None: no shape effects).
 
     Returns
     -------
@@ -189,21 +214,27 @@ def fit_hyperprior(summaries, base: MapPrior) -> MapPrior:
     >>> bool(learned.u_sd < WIDE.map_prior("margin").u_sd)  # five alike classifiers: a tighter prior
     True
     """
+    shapes = [{}] * len(summaries) if shapes is None else list(shapes)
     by_size = defaultdict(list)
-    for h, info in summaries:
-        by_size[h.size].append((h, info))
-    stacks = [(np.stack([h for h, _ in v]), np.stack([p for _, p in v])) for v in by_size.values()]
+    for (h, info), shape in zip(summaries, shapes):
+        by_size[h.size].append((h, info, shape))
     common = max(by_size, key=lambda d: len(by_size[d])) - 1
     n_segments = common if len(by_size[common + 1]) >= MIN_SETS_FOR_SHIFTS else 0
-    eta0 = _pack(base, n_segments)
+    terms, centres = _shape_terms(shapes)
+    stacks = [(np.stack([h for h, _, _ in v]), np.stack([p for _, p, _ in v]), [s for _, _, s in v])
+              for v in by_size.values()]
+    eta0 = _pack(base, n_segments, terms)
 
     def objective(eta):
-        prior = _unpack(eta, n_segments)
-        total = sum(float(log_evidence(prior, h, p).sum()) for h, p in stacks)
+        prior = _unpack(eta, n_segments, terms, centres)
+        total = 0.0
+        for h, p, set_shapes in stacks:
+            offsets = np.stack([shape_shifts(prior.shape_effects, s, h.shape[1] - 1) for s in set_shapes])
+            total += float(log_evidence(prior, h, p, offsets if terms else None).sum())
         return -(total - 0.5 * np.sum((eta - eta0) ** 2) / HYPER_SD**2)
 
     best = optimize.minimize(objective, eta0, method="L-BFGS-B")
-    return _unpack(best.x, n_segments)
+    return _unpack(best.x, n_segments, terms, centres)
 
 
 def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None = None,
@@ -265,18 +296,19 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     for scores, labels in _as_pairs(sets):
         prepared = _prepared(scores, labels, probabilities)
         if prepared is not None:
-            kind, h, info, data, features = prepared
-            per_kind[kind].append((h, info))
-            kept.append((kind, data, features))
+            kind, h, info, data, features, shape = prepared
+            per_kind[kind].append((h, info, shape))
+            kept.append((kind, data, features, shape))
     if not per_kind:
         raise ValueError("no set has two labeled items of each class: nothing to learn a prior from")
-    maps = {k: fit_hyperprior(per_kind[k], base.map_prior(k)) if per_kind[k] else base.map_prior(k)
-            for k in KINDS}
+    maps = {k: fit_hyperprior([(h, p) for h, p, _ in per_kind[k]], base.map_prior(k), [s for _, _, s in per_kind[k]])
+            if per_kind[k] else base.map_prior(k) for k in KINDS}
     n_sets = {k: len(per_kind[k]) for k in KINDS}
     source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
     rng = np.random.default_rng(seed)
-    weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f, maps[k], rng)
-                              for k, d, f in kept], base.weak_ranker or None)
+    weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f,
+                                         maps[k].given_shape(shape, f.n_slopes), rng)
+                              for k, d, f, shape in kept], base.weak_ranker or None)
     return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {})
 
 
