@@ -79,3 +79,10 @@ def test_fit_applies_the_shape_and_a_saved_prior_keeps_it(tmp_path):
     assert fit.prior.moments(4)[0][-1] == pytest.approx(-shape["top_tail"])
     res = spe.fit(s, labels, prior=prior, seed=0, progress=False, n_draws=200)
     assert np.isfinite(res.average_precision().value)
+
+
+def test_the_shipped_prior_flattens_long_tails():
+    """Learned on the corpus' development half: longer tails, flatter end segments."""
+    for kind in ("probability", "margin"):
+        effects = {t: e for t, e, _ in spe.learned.default_prior().map_prior(kind).shape_effects}
+        assert effects["top_tail"] < 0 and effects["bottom_tail"] < 0
