@@ -24,13 +24,14 @@ from . import CACHE
 from .measures import CONFIDENCES
 from .tables import groups, summarise
 
-#: (half, prior, title): ``folds_v1`` / ``default_v1`` are rows of the first learned prior
-#: (maps only), kept beside the current one (maps and the weak ranker) when a half has not
-#: been rerun under it.
-RUNS = (("dev", "wide", "dev, spe 0.2's prior"), ("dev", "folds_v1", "dev, learned v1: maps (fold)"),
-        ("dev", "folds", "dev, learned: maps + weak ranker (fold)"),
-        ("heldout", "wide", "held-out, spe 0.2's prior"), ("heldout", "default_v1", "held-out, learned v1: maps"),
-        ("heldout", "default", "held-out, learned: maps + weak ranker"))
+#: (half, prior, title): ``folds_v2`` / ``default_v2`` are rows of the previous learned prior
+#: (maps and the weak ranker, before the map prior read the shape of the scores), kept beside
+#: the current one; spe 0.2's hand-set prior is "wide".
+RUNS = (("dev", "wide", "dev, spe 0.2's prior"), ("dev", "folds_v2", "dev, learned v2: maps + weak ranker (fold)"),
+        ("dev", "folds", "dev, learned: v2 + score shape (fold)"),
+        ("heldout", "wide", "held-out, spe 0.2's prior"),
+        ("heldout", "default_v2", "held-out, learned v2: maps + weak ranker"),
+        ("heldout", "default", "held-out, learned: v2 + score shape"))
 #: True-AUROC bins of the coverage-by-truth table: where intervals miss, by how well the classifier ranks.
 AUROC_BINS = (0.0, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 MARKERS = ("<!-- corpus:start -->", "<!-- corpus:end -->")
@@ -41,12 +42,18 @@ COLUMNS = ("fits", "AP cov", "AUROC cov", "prev cov", "AP err / labels'", "met@0
 
 
 def load_runs(cache: Path) -> dict:
-    runs = {}
+    """Every run's rows, each half's runs cut to the tasks all of them covered (paired: a run
+    stopped early is compared on its own tasks, not beside others' easier or harder ones)."""
+    loaded = {}
     for half, prior, title in RUNS:
         path = cache / f"eval_{half}_{prior}.jsonl"
         if path.exists():
-            runs[title] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return runs
+            loaded[title] = (half, [json.loads(line) for line in path.read_text().splitlines() if line.strip()])
+    common = {}
+    for half, rows in loaded.values():
+        tasks = {r["task_id"] for r in rows}
+        common[half] = common.get(half, tasks) & tasks
+    return {title: [r for r in rows if r["task_id"] in common[half]] for title, (half, rows) in loaded.items()}
 
 
 def _cells(s: dict) -> list[str]:
@@ -93,14 +100,16 @@ def by_truth(runs: dict) -> str:
 
 def figure(runs: dict) -> Path:
     """Stated confidence against the share of thresholds that met it, per family, per run."""
-    shown = [t for t in runs if "learned" in t and "v1" not in t] or [t for t in runs if "learned" in t]
+    shown = [t for t in runs if "learned" in t]
+    families = sorted({r["family"] for t in shown for r in runs[t]})
+    colour = dict(zip(families, plt.get_cmap("tab10").colors))  # one colour per family in every panel
     fig, axes = plt.subplots(1, len(shown), figsize=(5 * len(shown), 4.2), squeeze=False)
     for ax, title in zip(axes[0], shown):
         rows = runs[title]
         for family, fam_rows in groups(rows).items():
             s = summarise(fam_rows)
             met = [s[f"met_{c}"] for c in CONFIDENCES]
-            style = dict(color="black", lw=2.5) if family == "overall" else dict(lw=1, alpha=0.8)
+            style = dict(color="black", lw=2.5) if family == "overall" else dict(color=colour[family], lw=1, alpha=0.8)
             ax.plot(CONFIDENCES, met, marker="o", label=family, **style)
         ax.plot([0.75, 1], [0.75, 1], ls="--", color="grey", lw=1)
         ax.set(xlim=(0.75, 1.0), ylim=(0.2, 1.0), xlabel="stated confidence", ylabel="share of thresholds met",
@@ -118,14 +127,15 @@ def section(runs: dict) -> str:
     counts = {t: (len({r["task_id"] for r in rows}), len(rows)) for t, rows in runs.items()}
     head = (f"## The task corpus: classifiers nobody tuned spe to (`benchmarks/corpus/`)\n\n{run_stamp()}. "
             f"Corpus v{corpus['version']} (hash {corpus['corpus_hash']}): {corpus['kept']['dev']} development "
-            f"tasks (R packages a-l), {corpus['kept']['heldout']} held-out (m-z); runs: "
+            f"tasks (R packages a-l), {corpus['kept']['heldout']} held-out (m-z); runs, each half's on the tasks "
+            "all its runs covered: "
             + "; ".join(f"{t}: {n} tasks, {k} fits" for t, (n, k) in counts.items())
             + ". Commands: `python -m benchmarks.corpus.evaluate --half dev --prior wide`, "
               "`--half dev --prior benchmarks/corpus/cache/folds`, `--half heldout` (and `--prior wide`), "
               "then `python -m benchmarks.corpus.report`. The held-out half was run once per prior, after every "
-              "choice was made on the development half. Runs marked v1 used the first learned prior (the maps "
-              "only); the shipped prior adds the weak ranker (docs/method.md 2f), and a run missing below for it "
-              "has not been made yet.\n")
+              "choice was made on the development half. Runs marked v2 used the previous learned prior (the "
+              "maps and the weak ranker, docs/method.md 2f); the shipped prior's map also reads the shape of the "
+              "scores (2e). A run missing below has not been made yet.\n")
     return head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n"
 
 
