@@ -104,17 +104,38 @@ def draw_confusions(class_draws, predicted, k) -> np.ndarray:
     return counts / np.maximum(np.bincount(predicted, minlength=k), 1)[None, None, :]
 
 
+def diagonal_strength(theta, centre) -> np.ndarray:
+    """Per column k, the Dirichlet strength s whose diagonal marginal has the draws' spread
+    around the centre, m_kk (1 - m_kk) / (s + 1) = E(theta_kk - m_kk)^2 (inf with no spread)."""
+    k = centre.shape[0]
+    diag = np.arange(k)
+    m = np.clip(centre[diag, diag], 1e-3, 1 - 1e-3)
+    spread = np.mean((theta[:, diag, diag] - centre[diag, diag][None]) ** 2, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return m * (1 - m) / spread - 1.0
+
+
 def multiclass_confusion_prior(result, *, min_strength=DEFAULT_CONFUSION_STRENGTH) -> DirichletColumns:
     """SPE-informed confusion prior: a Dirichlet per column moment-matched to the coherent
     label draws of a :class:`~spe.multiclass.MulticlassResult`.
 
     Each draw gives every item a class, so each draw has a confusion matrix. Column k's
-    mean is the draws' interquartile mean per entry, rescaled to sum to 1 (with no labels:
+    mean m is the draws' interquartile mean per entry, rescaled to sum to 1 (with no labels:
     the classifier's own probabilities), as :func:`multiclass_informed_prior` centres
-    accuracy and for its reasons (the draws are skewed), so the two priors nearly agree on
-    the diagonal; its strength s solves
-    sum_j m_j (1 - m_j) / (s + 1) = sum_j E(theta_jk - m_j)^2, what the draws' spread
-    supports, at least ``min_strength`` and at most the number of items predicted k.
+    accuracy and for its reasons (the draws are skewed). Its strength s is the one that
+    gives the diagonal, P(correct | predicted k), the draws' spread around it:
+    m_kk (1 - m_kk) / (s + 1) = E(theta_kk - m_kk)^2, as :func:`multiclass_informed_prior`
+    earns the strength of class k's accuracy, so the two priors agree on it (up to their
+    floors); at least ``min_strength`` and at most the number of items predicted k.
+
+    A Dirichlet has one strength per column, so it cannot match every entry's spread. The
+    draws move mass between the diagonal and the rest of the column together (a
+    temperature that flattens the probabilities lowers the diagonal and raises every
+    off-diagonal entry), and matching the column's total variance,
+    sum_j m_j (1 - m_j) / (s + 1) = sum_j E(theta_jk - m_j)^2, makes the diagonal tighter
+    than the draws are: with no labels, 2-3 times the strength the diagonal's spread
+    supports, on files where the classifier's own probabilities are far from the truth
+    (``python -m benchmarks.assessment_tables_prior`` measures it).
 
     Examples
     --------
@@ -139,9 +160,7 @@ def multiclass_confusion_prior(result, *, min_strength=DEFAULT_CONFUSION_STRENGT
     else:
         centre = typical(theta)
         centre /= np.maximum(centre.sum(axis=0, keepdims=True), _FLOOR)
-    spread = np.mean(np.sum((theta - centre[None]) ** 2, axis=1), axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        strength = np.sum(centre * (1 - centre), axis=0) / spread - 1.0
+    strength = diagonal_strength(theta, centre)
     strength = np.clip(np.nan_to_num(strength, nan=min_strength, posinf=np.inf), min_strength,
                        np.maximum(size, min_strength))
     empty = size == 0

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from spe.assessment import (STRATEGIES, Assessor, BetaGroups, DirichletColumns, Identification, class_groups,
-                            multiclass_confusion_prior, mrr, rope_probabilities, score_confusion_prior,
-                            uniform_confusion_prior)
+                            multiclass_confusion_prior, multiclass_informed_prior, mrr, rope_probabilities,
+                            score_confusion_prior, uniform_confusion_prior)
 from spe.assessment._metrics import rope_quadrature
 from spe.assessment._strategies import confusion_reward, dirichlet_total_variance
 
@@ -58,10 +58,36 @@ def test_multiclass_confusion_prior_matches_the_draws_moments():
     m = stats.trim_mean(per_draw, 0.25, axis=0)
     m /= m.sum(axis=0)  # the draws' interquartile mean per entry, each column rescaled to sum to 1
     np.testing.assert_allclose(prior.mean(), m, atol=1e-9)
-    var = np.mean(np.sum((per_draw - m) ** 2, axis=1), axis=0)  # sum_j E(theta_jk - m_j)^2 = sum_j m_j (1 - m_j) / (s + 1)
+    d = np.arange(k)
+    diag = m[d, d]
+    var = np.mean((per_draw[:, d, d] - diag) ** 2, axis=0)  # E(theta_kk - m_kk)^2 = m_kk (1 - m_kk) / (s + 1)
     size = np.bincount(predicted, minlength=k)  # a column is worth at most its items
-    np.testing.assert_allclose(prior.alpha.sum(0), np.minimum((m * (1 - m)).sum(0) / var - 1, size), rtol=1e-9)
-    assert np.any((m * (1 - m)).sum(0) / var - 1 < size)  # the formula, not only the cap, is checked
+    np.testing.assert_allclose(prior.alpha.sum(0), np.minimum(diag * (1 - diag) / var - 1, size), rtol=1e-9)
+    assert np.any(diag * (1 - diag) / var - 1 < size)  # the formula, not only the cap, is checked
+    free = diag * (1 - diag) / var - 1 < size  # where no cap binds, the diagonal marginal's variance is the draws'
+    post_diag = prior.alpha[d, d] / prior.alpha.sum(0)
+    np.testing.assert_allclose((post_diag * (1 - post_diag) / (prior.alpha.sum(0) + 1))[free], var[free], rtol=1e-6)
+
+
+def test_multiclass_confusion_prior_diagonal_agrees_with_the_accuracy_prior():
+    """Draws that move a column's mass between the diagonal and the rest together (a
+    temperature): the confusion prior's P(correct | predicted k) is the accuracy prior's
+    Beta, where matching the column's total variance would make it tighter than the draws."""
+    rng = np.random.default_rng(1)
+    k, n = 4, 400
+    predicted = np.repeat(np.arange(k), n // k)
+    keep = rng.uniform(0.5, 0.95, (300, 1))  # one "temperature" per draw, shared by every item
+    draws = np.where(rng.random((300, n)) < keep, predicted, (predicted + rng.integers(1, k, (300, n))) % k)
+    res = SimpleNamespace(n_classes=k, predicted=predicted, class_draws=draws, n_labeled=10,
+                          log_probs=np.log(np.full((n, k), 1 / k)))
+    conf, acc = multiclass_confusion_prior(res), multiclass_informed_prior(res)
+    d = np.arange(k)
+    np.testing.assert_allclose(conf.alpha.sum(0), acc.alpha + acc.beta, rtol=0.05)  # centres differ by a rescaling
+    np.testing.assert_allclose(conf.alpha[d, d] / conf.alpha.sum(0), acc.mean(), atol=0.01)
+    per_draw = np.stack([true_confusion(row, predicted, k) for row in draws])
+    centre = conf.mean()
+    total = (centre * (1 - centre)).sum(0) / np.mean(np.sum((per_draw - centre) ** 2, axis=1), axis=0) - 1
+    assert np.all(total > 1.5 * conf.alpha.sum(0))  # the total-variance match is much tighter
 
 
 def test_a_confusion_prior_is_used_and_answers_it_holds_are_not_counted_twice(tmp_path):
