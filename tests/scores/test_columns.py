@@ -19,10 +19,16 @@ def _data(n=1500, seed=0, decimals=3):
     return s, np.where(np.arange(n) % 50 == 0, y.astype(float), np.nan)
 
 
+# These tests check that a column reaches spe.fit as the NumPy array would (number for number), not
+# the family choice: the pair the default search picks for these scores gives the default fit's very
+# draws (a float32 round trip of the scores still changes them) at half the cost.
+FAMILIES = ("skewnorm", "skewnorm")
+
+
 def _fit(scores, labels=None, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return spe.fit(scores, labels, seed=0, n_draws=200, **kw)
+        return spe.fit(scores, labels, seed=0, n_draws=200, families=FAMILIES, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +170,7 @@ def test_cli_streams_a_parquet_file_and_gives_the_numbers_of_loading_it(tmp_path
     out = {}
     for name, extra in (("loaded", []), ("streamed", ["--stream"])):
         assert main(["fit", str(tmp_path / "scores.parquet"), "--score-col", "score", "--label-col", "label",
-                     "--n-draws", "200", "--out", str(tmp_path / name), *extra]) == 0
+                     "--n-draws", "200", "--families", ",".join(FAMILIES), "--out", str(tmp_path / name), *extra]) == 0
         out[name] = json.loads((tmp_path / name / "summary.json").read_text())
     assert out["streamed"]["metrics"] == out["loaded"]["metrics"] and out["streamed"]["n_items"] == 2000
     assert main(["fit", str(tmp_path / "scores.parquet"), "--score-col", "score,label", "--stream"]) == 2
