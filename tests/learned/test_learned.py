@@ -1,15 +1,21 @@
 """Priors over classifiers: the evidence in closed form, recovery of a known hyperprior,
 the shipped prior, and spe.fit's use of it."""
 
-import time
-
 import numpy as np
 import pytest
 from scipy import special
 
 import spe
 from spe.calibration import MapPrior
-from spe.learned import KINDS, WIDE, ClassifierPrior, default_prior, learn_prior, log_evidence, score_kind
+from spe.learned import (
+    KINDS,
+    WIDE,
+    ClassifierPrior,
+    default_prior,
+    learn_prior,
+    log_evidence,
+    score_kind,
+)
 
 
 def margin_sets(n_sets, n_items, seed, c=(-1.0, 0.5), u=(1.0, 0.3), labeled=None):
@@ -65,11 +71,10 @@ def test_kinds_are_read_off_the_scores():
     assert score_kind(rng.normal(size=1000), False) == "margin"
 
 
-def test_the_shipped_prior_loads_fast_and_covers_every_kind():
+def test_the_shipped_prior_covers_every_kind():
+    """(Its load time is measured by ``benchmarks.corpus.report``, not asserted here.)"""
     default_prior.cache_clear()
-    start = time.perf_counter()
     prior = default_prior()
-    assert time.perf_counter() - start < 0.05
     assert set(prior.maps) == set(KINDS)
     assert prior.meta["corpus_hash"] and prior.meta["tasks"] > 100
     assert all(prior.n_sets[k] > 0 for k in KINDS)
