@@ -154,6 +154,7 @@ def test_majority_voting_tames_a_bradley_terry_oracle(three):
     assert np.mean(err[7]) < np.mean(err[1])
 
 
+@pytest.mark.statistical
 def test_posterior_intervals_cover_the_true_weights_at_their_level(three):
     """Truths drawn from the prior, answers from the truth: 90% intervals of every weight
     cover it about 90% of the time."""
@@ -168,6 +169,7 @@ def test_posterior_intervals_cover_the_true_weights_at_their_level(three):
     assert 0.8 <= np.mean(covered) <= 0.98
 
 
+@pytest.mark.statistical
 def test_posterior_of_a_noisy_oracle_with_its_noise_model_covers(three):
     rng = np.random.default_rng(8)
     covered = []
