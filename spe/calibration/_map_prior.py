@@ -104,20 +104,22 @@ class MapPrior:
         return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho, self.segment_shifts,
                         self.shape_effects)
 
+    def shifts_for(self, n_slopes: int) -> np.ndarray:
+        """The segment shifts of a map of ``n_slopes`` segments: the learned ones when the map
+        has as many segments as they were learned for (fewer distinct scores make fewer), else 0."""
+        return np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
+
     def given_shape(self, shape: dict, n_slopes: int) -> MapPrior:
         """The prior for scores of this ``shape`` (:func:`score_shape`) and a map of
         ``n_slopes`` segments: the shape effects folded into the segment shifts."""
         if not self.shape_effects:
             return self
-        base = np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
-        shifts = base + shape_shifts(self.shape_effects, shape, n_slopes)
+        shifts = self.shifts_for(n_slopes) + shape_shifts(self.shape_effects, shape, n_slopes)
         return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, self.slope_correlation, tuple(shifts))
 
     def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of (c, u_1, ..., u_J); segment shifts apply when the map has
-        as many segments as they were learned for (fewer distinct scores make fewer)."""
-        shifts = np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
-        mean = np.r_[self.c_mean, self.u_mean + shifts]
+        """Mean and covariance of (c, u_1, ..., u_J), with :meth:`shifts_for` the segments."""
+        mean = np.r_[self.c_mean, self.u_mean + self.shifts_for(n_slopes)]
         rho = self.slope_correlation
         cov_u = self.u_sd**2 * ((1.0 - rho) * np.eye(n_slopes) + rho * np.ones((n_slopes, n_slopes)))
         cov = np.zeros((n_slopes + 1, n_slopes + 1))

@@ -124,7 +124,7 @@ def _unpack(eta, n_segments: int, terms=(), centres=()):
 
 def _pack(prior: MapPrior, n_segments: int, terms=()) -> np.ndarray:
     share = np.clip((prior.slope_correlation - RHO_LOW) / (RHO_HIGH - RHO_LOW), 1e-3, 1 - 1e-3)
-    shifts = np.array(prior.segment_shifts) if len(prior.segment_shifts) == n_segments else np.zeros(n_segments)
+    shifts = prior.shifts_for(n_segments)
     effects = {t: e for t, e, _ in prior.shape_effects}
     return np.r_[prior.c_mean, prior.u_mean, np.log(prior.c_sd), np.log(prior.u_sd), np.log(share / (1 - share)),
                  shifts[:-1] if n_segments > 1 else [], [effects.get(t, 0.0) for t in terms]]
@@ -176,6 +176,13 @@ def _shape_terms(shapes) -> tuple[tuple, tuple]:
     return terms, tuple(float(np.mean([s[t] for s in shapes if t in s])) for t in terms)
 
 
+def _shape_design(shapes, terms, centres, n_slopes: int) -> list[np.ndarray]:
+    """Per shape term, each set's log-slope offsets at unit effect, (T, n_slopes): computed
+    once, so the evidence's optimiser only scales them by the effects it tries."""
+    return [np.stack([shape_shifts(((term, 1.0, centre),), s, n_slopes) for s in shapes])
+            for term, centre in zip(terms, centres)]
+
+
 def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
     """The map prior maximising the sets' evidence plus a weak hyperprior around ``base``.
 
@@ -221,16 +228,18 @@ def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
     common = max(by_size, key=lambda d: len(by_size[d])) - 1
     n_segments = common if len(by_size[common + 1]) >= MIN_SETS_FOR_SHIFTS else 0
     terms, centres = _shape_terms(shapes)
-    stacks = [(np.stack([h for h, _, _ in v]), np.stack([p for _, p, _ in v]), [s for _, _, s in v])
-              for v in by_size.values()]
+    stacks = [(np.stack([h for h, _, _ in v]), np.stack([p for _, p, _ in v]),
+               _shape_design([s for _, _, s in v], terms, centres, v[0][0].size - 1)) for v in by_size.values()]
     eta0 = _pack(base, n_segments, terms)
 
     def objective(eta):
         prior = _unpack(eta, n_segments, terms, centres)
         total = 0.0
-        for h, p, set_shapes in stacks:
-            offsets = np.stack([shape_shifts(prior.shape_effects, s, h.shape[1] - 1) for s in set_shapes])
-            total += float(log_evidence(prior, h, p, offsets if terms else None).sum())
+        for h, p, design in stacks:
+            offsets = None
+            for (_, effect, _), column in zip(prior.shape_effects, design):
+                offsets = (0.0 if offsets is None else offsets) + effect * column
+            total += float(log_evidence(prior, h, p, offsets).sum())
         return -(total - 0.5 * np.sum((eta - eta0) ** 2) / HYPER_SD**2)
 
     best = optimize.minimize(objective, eta0, method="L-BFGS-B")
