@@ -125,15 +125,21 @@ def test_bad_score_cell_is_named(tmp_path, capsys):
     assert "row 4: 'abc' is not a number" in capsys.readouterr().err
 
 
-def test_demo_runs_as_a_subprocess(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "spe.cli", "demo", "--out", str(tmp_path / "demo"), "--n-draws", "300"],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "area between estimated and true PR curve" in proc.stdout
+def test_demo_runs_end_to_end(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--n-draws", "300"]) == 0
+    assert "area between estimated and true PR curve" in capsys.readouterr().out
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
     assert 0 <= summary["demo_truth"]["pr_area_error_spe"] < 0.2
+
+
+def test_python_dash_m_spe_cli_runs_the_command_and_returns_its_exit_status(tmp_path):
+    """The process boundary (``python -m spe.cli``, its exit status and one-line error), checked
+    with a command that stops before fitting; the commands themselves run in-process above."""
+    proc = subprocess.run([sys.executable, "-m", "spe.cli", "fit", str(tmp_path / "missing.csv"), "--score-col",
+                           "score", "--out", str(tmp_path / "o")], check=False, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [f"spe: error: file not found: {tmp_path / 'missing.csv'}"]
 
 
 def test_bundled_demo_data_is_real_and_intact():

@@ -233,6 +233,34 @@ def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
         SCORE_FAMILIES.pop("logistic-test", None)
 
 
+def test_a_scipy_only_family_freezes_once_for_the_frame_and_gives_the_same_tails():
+    """The frame's four tails of a family known only through ``scipy_dist`` come from one
+    frozen distribution, number for number what the four separate calls give."""
+    from scipy import stats
+
+    import spe
+
+    frozen = []
+
+    class Logistic(spe.mixture.Family):
+        name, param_names, transforms = "logistic-frame", ("loc", "scale"), ("real", "log")
+
+        def scipy_dist(self, params):
+            frozen.append(params)
+            return stats.logistic(params[0], params[1])
+
+    fam = Logistic()
+    params = (np.array([[-0.5], [0.3], [2.0]]), np.array([[0.1], [0.4], [1.5]]))
+    tails = fam._frame_log_tails(params)
+    assert len(frozen) == 1
+    separate = (fam.logcdf(1.0, params), fam.logcdf(0.0, params), fam.logsf(0.0, params), fam.logsf(1.0, params))
+    for got, want in zip(tails, separate, strict=True):
+        np.testing.assert_array_equal(got, want)
+    mass = np.exp(Component(fam).log_frame_mass(params))
+    want = stats.logistic.cdf(1.0, *params) - stats.logistic.cdf(0.0, *params)
+    np.testing.assert_allclose(mass, want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", sorted(SCORE_FAMILIES))
 @pytest.mark.parametrize("reflected", [False, True])
 def test_frame_mass_is_the_scipy_mass_on_the_unit_interval(name, reflected):

@@ -108,8 +108,7 @@ class Component:
             return np.zeros(np.broadcast_shapes(*(np.shape(p) for p in params)))
         fam = self.family
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            cdf1, cdf0 = (np.asarray(fam.logcdf(v, params), float) for v in (1.0, 0.0))
-            sf0, sf1 = (np.asarray(fam.logsf(v, params), float) for v in (0.0, 1.0))
+            cdf1, cdf0, sf0, sf1 = (np.asarray(t, float) for t in fam._frame_log_tails(params))
             # F(1) - F(0) from the side where both terms are small (no cancellation), and
             # 1 - F(0) - S(1) when the frame holds the median
             from_cdf = cdf1 + log1mexp(np.minimum(cdf0 - cdf1, 0.0))

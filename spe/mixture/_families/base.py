@@ -159,6 +159,18 @@ class Family:
     def isf(self, q, params):
         return self.scipy_dist(params).isf(q)
 
+    def _frame_log_tails(self, params):
+        """(log F(1), log F(0), log S(0), log S(1)): the tails the unit frame cuts off.
+
+        A family known only through ``scipy_dist`` is frozen once for the four, not once each
+        (freezing a scipy distribution rebuilds it and costs more than the evaluations).
+        """
+        cls = type(self)
+        if cls.logcdf is Family.logcdf and cls.logsf is Family.logsf:
+            dist = self.scipy_dist(params)
+            return dist.logcdf(1.0), dist.logcdf(0.0), dist.logsf(0.0), dist.logsf(1.0)
+        return self.logcdf(1.0, params), self.logcdf(0.0, params), self.logsf(0.0, params), self.logsf(1.0, params)
+
     def median(self, params):
         """Median of the family's own variable (closed forms where they exist: it is hot)."""
         return self.ppf(0.5, params)
