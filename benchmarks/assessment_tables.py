@@ -1,9 +1,11 @@
 """Ji et al.'s Tables 3-7 on the multiclass files we have, SPE-informed priors as extra rows.
 
-    python -m benchmarks.assessment_tables [--runs 40] [--jobs 2] [--quick] [--report]
+    python -m benchmarks.assessment_tables [--runs 40] [--jobs 2] [--quick] [--report] [--only 6]
     # writes the section "Active assessment, Ji et al.'s Tables 3-7" of RESULTS.md;
     # --quick: 4 runs, prints only; --report: rebuild the section from the last full run's
-    # raw results (results/assessment_tables.pkl, not tracked). 40 runs: 11.5 CPU-minutes (measured),
+    # raw results (results/assessment_tables.pkl, not tracked); --only 6 --runs 200: Table 6
+    # alone, IPrior + TS and the SPE rows only, on its own runs (results/assessment_tables_t6.pkl),
+    # added to the section beside the full run's Table 6. 40 runs: 11.5 CPU-minutes (measured),
     # 25 min on 2 processes of a busy machine (load 6-11); 20 runs took 5 min on 2 free cores.
 
 Files: digits (10-class logistic regression, cross-validated),
@@ -57,7 +59,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.active_real import cases  # noqa: E402
 from benchmarks.assessment_replay import beta_replay, confusion_replay  # noqa: E402
-from benchmarks.assessment_tables_report import MIN_GAP, T5_EXTRA, report  # noqa: E402
+from benchmarks.assessment_tables_report import MIN_GAP, T5_EXTRA, report, t6_more_lines  # noqa: E402
 from benchmarks.harness.report import RESULTS_DIR, RESULTS_MD, git_commit, write_section  # noqa: E402
 from spe import fit_multiclass  # noqa: E402
 from spe.assessment import (Assessor, class_groups, encode_groups, mrr, multiclass_confusion_prior,  # noqa: E402
@@ -70,6 +72,7 @@ from spe.assessment._priors import typical  # noqa: E402
 MARKERS = ("<!-- assessment-tables:start -->", "<!-- assessment-tables:end -->")
 SPE_DRAWS = 300
 CACHE = RESULTS_DIR / "assessment_tables.pkl"
+CACHE_T6 = RESULTS_DIR / "assessment_tables_t6.pkl"
 ECE_BUDGETS = (20, 50, 100)
 N_PAIRS = 6
 #: Table 7 (the slowest, and no SPE claim rests on it) on the first runs only.
@@ -246,20 +249,42 @@ def one_run(job):
     return name, r, out
 
 
+def one_run_t6(job):
+    """Table 6 alone (``--only 6``): the score prior and the SPE priors, on a run's own randomness."""
+    name, probs, y, spe0, r = job
+    s = setup(probs, y)
+    rng = np.random.default_rng([r, 6])
+    spe10 = spe_priors(probs, y, s["groups"], s["bins"], 10, r)
+    priors = {"IPrior + TS": (s["ip"], ()), "SPE-0 + TS": (spe0[0], ()), "SPE-10 + TS": (spe10[0], spe10[3])}
+    every = max(1, y.size // 500)
+    return name, r, {"t6": {(m, mm): mrr_curve(s, p, "ts-worst", mm, every, rng, h)
+                            for mm in (1, 3) if identifiable(s["acc"], mm) for m, (p, h) in priors.items()}}
+
+
+def _load(path):
+    if not path.exists():
+        return None
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _write(stored, more):
+    text = report(__doc__, stored["results"], stored["meta"], stored["runs"], stored["minutes"], stored["jobs"],
+                  stored["commit"], stored["date"], t6_more=more)
+    print(text)
+    write_section(text, RESULTS_MD, MARKERS)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="4 runs, prints only")
     ap.add_argument("--report", action="store_true", help="rebuild the section from the stored raw results")
+    ap.add_argument("--only", type=int, choices=(6,), help="6: Table 6 alone, score and SPE priors, its own runs")
     args = ap.parse_args(argv)
     if args.report:
-        with open(CACHE, "rb") as f:
-            stored = pickle.load(f)
-        text = report(__doc__, stored["results"], stored["meta"], stored["runs"], stored["minutes"], stored["jobs"],
-                      stored["commit"], stored["date"])
-        print(text)
-        write_section(text, RESULTS_MD, MARKERS)
+        _write(_load(CACHE), _load(CACHE_T6))
         return
     runs = 4 if args.quick else args.runs
     start = time.time()
@@ -269,20 +294,24 @@ def main(argv=None):
         acc = np.sort(s["acc"])
         meta[name] = {"n": y.size, "k": s["k"], "acc": float(s["correct"].mean()), "ece": s["ece"],
                       "every": max(1, y.size // 500), "gaps": {m: float(acc[m] - acc[m - 1]) for m in (1, 3)}}
+        if args.only and not any(identifiable(s["acc"], m) for m in (1, 3)):
+            continue
         spe0 = spe_priors(probs, y, s["groups"], s["bins"], 0, 0)[:4]  # the fit itself stays here
         work += [(name, probs, y, spe0, r) for r in range(runs)]
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one_run, work))
-    minutes = (time.time() - start) / 60
-    stamp = {"commit": git_commit(), "date": time.strftime("%Y-%m-%d")}
-    text = report(__doc__, results, meta, runs, minutes, args.jobs, **stamp)
-    print(text)
-    if not args.quick:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        with open(CACHE, "wb") as f:
-            pickle.dump({"results": results, "meta": meta, "runs": runs, "minutes": minutes, "jobs": args.jobs,
-                         **stamp}, f)
-        write_section(text, RESULTS_MD, MARKERS)
+        results = list(pool.map(one_run_t6 if args.only else one_run, work))
+    stamp = {"runs": runs, "minutes": (time.time() - start) / 60, "jobs": args.jobs, "commit": git_commit(),
+             "date": time.strftime("%Y-%m-%d")}
+    if args.quick:
+        print(report(__doc__, results, meta, **stamp) if not args.only else
+              "\n".join(t6_more_lines({"results": results, "meta": meta, **stamp})))
+        return
+    RESULTS_DIR.mkdir(exist_ok=True)
+    with open(CACHE_T6 if args.only else CACHE, "wb") as f:
+        pickle.dump({"results": results, "meta": meta, **stamp}, f)
+    full = _load(CACHE)
+    if full is not None:
+        _write(full, _load(CACHE_T6))
 
 
 if __name__ == "__main__":

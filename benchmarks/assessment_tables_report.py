@@ -5,6 +5,10 @@ Budget tables (3-5): the mean over runs of each run's difference (SPE row minus 
 the same run seed) and its standard error, sd / sqrt(runs). Table 6: the crossing point is a
 property of the mean curve over runs, so its standard error, and that of a difference of two
 methods' crossings, come from resampling the runs (the same resampled runs for both methods).
+With R runs, a mean MRR above 0.99 allows runs whose MRR is 0.5 on fewer than R / 50 of them: at
+40 runs none (the crossing is the slowest run's), at 1000 (Ji et al.) 19, at 200 three. Beside it,
+each run's own point (the labels after which its MRR stays 1) and its mean over runs: a mean,
+so its standard error is sd / sqrt(runs), and SPE minus IPrior + TS is a paired difference.
 """
 
 from __future__ import annotations
@@ -32,13 +36,23 @@ PAPER_20NEWS = {
 
 def first_crossing(curves, every, n_items):
     """Percent of the file labeled from which on the mean MRR over runs stays above the target
-    (a checkpoint before SPE-10's 10 labels has no value and does not count)."""
+    (a checkpoint before SPE-10's 10 labels has no value: not identified yet)."""
     stacked = np.stack(curves)
     filled = np.isfinite(stacked).all(axis=0)
-    mean = np.where(filled, np.nan_to_num(stacked).mean(axis=0), np.inf)
+    mean = np.where(filled, np.nan_to_num(stacked).mean(axis=0), -np.inf)
     below = np.flatnonzero(mean <= MRR_TARGET)
     first = 0 if below.size == 0 else below[-1] + 1
     return 100.0 * (first + 1) * every / n_items if first < mean.size else np.nan
+
+
+def settle_points(curves, every, n_items):
+    """Per run: percent of the file labeled from which on its MRR is 1 (a checkpoint with no
+    value, before SPE-10's 10 labels, counts as not yet)."""
+    out = []
+    for c in curves:
+        bad = np.flatnonzero(~(np.asarray(c) >= 1.0))
+        out.append(100.0 * (bad[-1] + 2 if bad.size else 1) * every / n_items if bad.size < len(c) else np.nan)
+    return np.array(out)
 
 
 def _cell(v, spec):
@@ -103,36 +117,66 @@ def _se(x):
     return float(x.std(ddof=1)) if x.size > 1 else np.nan
 
 
-def t6_table(results, meta):
-    lines = ["| file | top-m | gap | " + " | ".join(T6_METHODS) + " |", "|---|---|---|" + "---|" * len(T6_METHODS)]
-    notes = {m: [] for m in CONTENDERS}
-    rng = np.random.default_rng(0)
-    for name, info in meta.items():
-        for mm in (1, 3):
-            gap = info["gaps"][mm]
-            if gap < MIN_GAP:
-                lines.append(f"| {name} | {mm} | {gap:.4f} | " + " | ".join("not identifiable" for _ in T6_METHODS) + " |")
-                continue
-            curves = {m: [o[(m, mm)] for o in _runs(results, name, "t6")] for m in T6_METHODS}
-            vals = {m: first_crossing(c, info["every"], info["n"]) for m, c in curves.items()}
-            boot = _boot_crossings(curves, info["every"], info["n"], rng)
-            lines.append(f"| {name} | {mm} | {gap:.4f} | "
-                         + " | ".join(_pm(vals[m], _se(boot[m]), "{:.1f}") for m in T6_METHODS) + " |")
-            if name == "20news":
-                paper = PAPER_20NEWS["t6"]
-                lines.append(f"| 20news, Ji et al. (BERT) | {mm} | - | "
-                             + " | ".join(_cell(paper[m][mm], "{:.1f}") if m in paper else "-" for m in T6_METHODS) + " |")
-            for m in CONTENDERS:
-                diff = vals[m] - vals[REFERENCE]
-                notes[m].append((f"{name} top-{mm}", diff, _se(boot[m] - boot[REFERENCE])))
+def _verdict(notes, what):
     out = []
     for m, cells in notes.items():
         ok = sum(not d > 0 for _, d, _ in cells)
         bad = sum(d > 2 * se for _, d, se in cells)
         out.append(f"{m} needed no more labels than {REFERENCE} in {ok} of {len(cells)} cases, more by over two "
-                   f"standard errors in {bad} (difference in percent of the file, ± bootstrap standard error over "
-                   "runs: " + ", ".join(f"{c} {_pm(d, se, '{:+.1f}')}" for c, d, se in cells) + ")")
-    return lines, ". ".join(out) + "."
+                   f"standard errors in {bad} ({what}: " + ", ".join(f"{c} {_pm(d, se, '{:+.1f}')}" for c, d, se in cells)
+                   + ")")
+    return ". ".join(out) + "."
+
+
+def t6_table(results, meta, methods=T6_METHODS, paper=True):
+    """Table 6 (the crossing of the mean MRR curve), each run's own point, and the verdicts."""
+    head = "| file | top-m | gap | " + " | ".join(methods) + " |"
+    lines, per_run = [head, "|---|---|---|" + "---|" * len(methods)], [head, "|---|---|---|" + "---|" * len(methods)]
+    notes, run_notes = {m: [] for m in CONTENDERS}, {m: [] for m in CONTENDERS}
+    rng = np.random.default_rng(0)
+    for name, info in meta.items():
+        for mm in (1, 3):
+            gap = info["gaps"][mm]
+            if gap < MIN_GAP:
+                lines.append(f"| {name} | {mm} | {gap:.4f} | " + " | ".join("not identifiable" for _ in methods) + " |")
+                continue
+            curves = {m: [o[(m, mm)] for o in _runs(results, name, "t6")] for m in methods}
+            vals = {m: first_crossing(c, info["every"], info["n"]) for m, c in curves.items()}
+            boot = _boot_crossings(curves, info["every"], info["n"], rng)
+            own = {m: settle_points(c, info["every"], info["n"]) for m, c in curves.items()}
+            lines.append(f"| {name} | {mm} | {gap:.4f} | "
+                         + " | ".join(_pm(vals[m], _se(boot[m]), "{:.1f}") for m in methods) + " |")
+            per_run.append(f"| {name} | {mm} | {gap:.4f} | "
+                           + " | ".join(_pm(np.mean(own[m]), _se(own[m]) / np.sqrt(own[m].size), "{:.1f}")
+                                        for m in methods) + " |")
+            if name == "20news" and paper:
+                published = PAPER_20NEWS["t6"]
+                lines.append(f"| 20news, Ji et al. (BERT) | {mm} | - | " + " | ".join(
+                    _cell(published[m][mm], "{:.1f}") if m in published else "-" for m in methods) + " |")
+            for m in CONTENDERS:
+                notes[m].append((f"{name} top-{mm}", vals[m] - vals[REFERENCE], _se(boot[m] - boot[REFERENCE])))
+                d = own[m] - own[REFERENCE]
+                run_notes[m].append((f"{name} top-{mm}", np.mean(d), _se(d) / np.sqrt(d.size)))
+    return (lines, _verdict(notes, "difference in percent of the file, ± bootstrap standard error over runs"),
+            per_run, _verdict(run_notes, "mean of the per-run differences, ± its standard error"))
+
+
+def t6_section(results, meta, methods=T6_METHODS, paper=True):
+    t6, note, per_run, run_note = t6_table(results, meta, methods, paper)
+    return t6 + ["", note, "", "Each run's own point: percent of the file labeled from which on that run's MRR is 1 "
+                 "(mean ± standard error over runs):", ""] + per_run + ["", run_note]
+
+
+T6_MORE = ("IPrior + TS", "SPE-0 + TS", "SPE-10 + TS")
+
+
+def t6_more_lines(stored):
+    """Table 6 again on its own, longer run (``--only 6``): the score prior and the SPE priors."""
+    return [f"#### Table 6 on {stored['runs']} runs (score and SPE priors only)", "",
+            f"Run {stored['date']}, commit {stored['commit']}, `python -m benchmarks.assessment_tables --only 6 "
+            f"--runs {stored['runs']}` ({stored['minutes']:.1f} min, {stored['jobs']} processes): the runs are "
+            "the table's own (other random streams than the full run's).", ""] + t6_section(
+                stored["results"], stored["meta"], T6_MORE, paper=False)
 
 
 def t7_table(results, meta):
@@ -163,7 +207,7 @@ def centre_table(results, meta):
     return lines
 
 
-def report(doc, results, meta, runs, minutes, jobs, commit, date):
+def report(doc, results, meta, runs, minutes, jobs, commit, date, t6_more=None):
     t5_methods = BASIC + (T5_EXTRA,)
     parts = doc.split("\n\n")
     lines = ["## Active assessment, Ji et al.'s Tables 3-7", "",
@@ -190,8 +234,10 @@ def report(doc, results, meta, runs, minutes, jobs, commit, date):
               f"(mean MRR > {MRR_TARGET} from there on; ± bootstrap standard error over runs)", "",
               f"`gap`: accuracy of the (m+1)-th minus the m-th least accurate class; below {MIN_GAP} the file is "
               "not scored.", ""]
-    t6, t6_note = t6_table(results, meta)
-    lines += t6 + ["", t6_note, "", "### Table 7: labels to settle the ROPE comparison of two predicted classes "
-                   "(mean ± standard error over runs)", ""]
+    lines += t6_section(results, meta) + [""]
+    if t6_more is not None:
+        lines += t6_more_lines(t6_more) + [""]
+    lines += ["### Table 7: labels to settle the ROPE comparison of two predicted classes (mean ± standard error "
+              "over runs)", ""]
     lines += t7_table(results, meta) + [""]
     return "\n".join(lines)

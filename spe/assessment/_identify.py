@@ -195,7 +195,8 @@ class IdentifyMixin:
 
     def costliest(self, cost, m=1, level=0.9, *, n=10_000, seed=0) -> Identification:
         """The posterior of which ``m`` predicted classes have the highest expected cost
-        (:meth:`expected_cost`); groups here are the :attr:`classes`.
+        (:meth:`expected_cost`); groups here are the :attr:`classes`. A class no item is
+        predicted as incurs no cost: it is never among them (its ``mean`` is NaN).
 
         Examples
         --------
@@ -208,6 +209,10 @@ class IdentifyMixin:
         [0]
         """
         draws = self.expected_cost(cost, level, n=n, seed=seed)["draws"]
+        index = {str(c): k for k, c in enumerate(self.classes)}
+        never = np.ones(draws.shape[1], dtype=bool)
+        never[[index[p] for p in self._predicted_seen]] = False
+        draws[:, never] = np.nan  # sorted last: never among the costliest
         return Identification.from_draws(draws, m, level, lowest=False)
 
     def least_calibrated(self, m=1, level=0.9, *, confidence=None, n_bins=None, n=4000,

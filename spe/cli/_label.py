@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._fit import fit
-from ..assessment import (STRATEGIES, Assessor, bin_groups, class_groups, encode_groups,  # a StateError is a ValueError
+from ..assessment import (STRATEGIES, Assessor, Identification, bin_groups, class_groups, encode_groups,  # a StateError is a ValueError
                           spe_informed_prior)
 from ..scores import MISSING_TOKENS, parse_label, parse_scores, read_table
 from ._common import DefaultsShown
@@ -21,24 +21,31 @@ from ._common import DefaultsShown
 YES_NO_SHORT = {"y": "yes", "n": "no"}
 #: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
 #: or a metric of the scores (spe.fit + suggest_labels).
-GOALS = ("accuracy", "confusion", "least-accurate", "compare", "pr", "ap", "threshold")
-#: Ji et al.'s estimands: the assessor's strategy each one labels for by default.
-ESTIMAND_STRATEGY = {"accuracy": "ts-estimate", "confusion": "ts-confusion", "least-accurate": "ts-worst",
-                     "compare": "ts-compare"}
+GOALS = ("accuracy", "confusion", "cost", "calibration", "least-accurate", "compare", "pr", "ap", "threshold")
+#: Ji et al.'s estimands: each one's default strategy (calibration with --group-col: ts-least-calibrated).
+ESTIMAND_STRATEGY = {"accuracy": "ts-estimate", "confusion": "ts-confusion", "cost": "ts-costliest",
+                     "calibration": "ts-estimate", "least-accurate": "ts-worst", "compare": "ts-compare"}
+#: Goals that label one item from each of the --top groups drawn (multiple-play TS).
+TOP_GOALS = ("least-accurate", "cost", "calibration")
+#: Goals whose groups are the predicted classes.
+CLASS_GOALS = ("confusion", "cost")
+#: Equal-width confidence bins of --goal calibration (Ji et al.'s 10).
+CONFIDENCE_BINS = 10
 #: The assessor's prior per group: SPE-informed (spe.fit on the scores and every answer so
 #: far) or uniform. "auto": SPE-informed for binary labels, uniform for class names.
 PRIORS = ("auto", "spe", "uniform")
 
 
-def answer_parser(predicted):
+def answer_parser(predicted, extra=()):
     """(canonical predictions, parse(answer) -> stored label or None, hint for the prompt).
 
     Binary predictions (1/0, true/false, yes/no) take any of those answers, and y/n, and
     store "1"/"0", so "y" is not compared as text with "1". Other predictions are class
-    names: an answer must be one of them (matched ignoring case).
+    names: an answer must be one of them or of ``extra`` (classes no item is predicted as,
+    e.g. a cost matrix's), matched ignoring case.
     """
     parsed = [parse_label(v) for v in predicted]
-    if all(p is not None and not np.isnan(p) for p in parsed):
+    if all(p is not None and not np.isnan(p) for p in parsed) and set(map(str, extra)) <= {"0", "1"}:
         canonical = np.array(["1" if p == 1 else "0" for p in parsed])
 
         def parse(answer):
@@ -46,7 +53,7 @@ def answer_parser(predicted):
             return None if value is None or np.isnan(value) else ("1" if value == 1 else "0")
 
         return canonical, parse, "1/y = positive, 0/n = negative"
-    classes = sorted(set(map(str, predicted)))
+    classes = sorted(set(map(str, predicted)) | set(map(str, extra)))
     by_lower = {c.lower(): c for c in classes}
 
     def parse(answer):
@@ -113,8 +120,39 @@ def _prior_choice(args, predicted) -> str:
     return "spe" if choice == "auto" and binary else ("uniform" if choice == "auto" else choice)
 
 
+def read_cost(path):
+    """(classes, K x K cost matrix, true x predicted) from a CSV whose header names the
+    predicted classes after a first cell, and whose rows start with the true class."""
+    table = read_table(path)
+    first, *columns = table.columns
+    rows = [c.strip() for c in table.column(first)]
+    if sorted(rows) != sorted(columns) or len(set(rows)) != len(rows):
+        raise ValueError(f"--cost {path}: the rows' true classes {rows[:8]} and the header's predicted classes "
+                         f"{columns[:8]} must be the same classes, each once")
+    try:
+        cost = np.array([table.column(c) for c in rows], dtype=float).T
+    except ValueError:
+        cost = np.array(np.nan)
+    if not np.all(np.isfinite(cost)):
+        raise ValueError(f"--cost {path}: every cost must be a finite number")
+    return rows, cost
+
+
+def _confidence(args, table, scores, predicted):
+    """The model's probability that its prediction is correct: --confidence-col, else the
+    score of a class prediction, or for 1/0 predictions the score (predicted 1) or 1 - score."""
+    if getattr(args, "confidence_col", None):
+        conf = parse_scores(table.column(args.confidence_col), args.confidence_col, table.rows)
+    else:
+        conf = np.where(predicted == "0", 1.0 - scores, scores) if set(predicted) <= {"0", "1"} else scores
+    if np.any((conf < 0) | (conf > 1)):
+        raise ValueError("--goal calibration needs the model's probability that its prediction is correct, in "
+                         "[0, 1]: scores that are probabilities, or --confidence-col")
+    return conf
+
+
 def _items(args, table):
-    """(scores, ids, predicted, parse, hint, groups, group names) of the table's items."""
+    """(scores, ids, predicted, parse, hint, groups, group names, confidence or None) of the table's items."""
     scores = parse_scores(table.column(args.score_col), args.score_col, table.rows)
     ids = np.array(table.column(args.id_col)) if args.id_col else np.arange(scores.size)
     if args.pred_col:
@@ -123,22 +161,30 @@ def _items(args, table):
         predicted = (scores >= args.threshold).astype(int).astype(str)
     else:
         raise ValueError("give --pred-col (the model's prediction) or --threshold (predict 1 when score >= T)")
-    predicted, parse, hint = answer_parser(predicted)
-    if getattr(args, "goal", "accuracy") == "confusion" and not args.group_col:
+    goal = getattr(args, "goal", "accuracy")
+    extra = read_cost(args.cost)[0] if goal == "cost" and getattr(args, "cost", None) else ()
+    predicted, parse, hint = answer_parser(predicted, extra)
+    conf = _confidence(args, table, scores, predicted) if goal == "calibration" else None
+    if goal in CLASS_GOALS and not args.group_col:
         groups, names = class_groups(predicted)
         names = [str(c) for c in names]
     elif args.group_col:
         groups, names = encode_groups(np.array(table.column(args.group_col)))
+    elif goal == "calibration":  # Ji et al.'s Table 5 groups: equal-width confidence bins
+        groups, codes = encode_groups(np.minimum((conf * CONFIDENCE_BINS).astype(int), CONFIDENCE_BINS - 1))
+        names = [f"conf [{c / CONFIDENCE_BINS:.1f}, {(c + 1) / CONFIDENCE_BINS:.1f}]" for c in codes]
     else:
         groups, edges = bin_groups(scores, args.bins, "mass")
         names = [f"[{edges[i]:.4g}, {edges[i + 1]:.4g}]" for i in range(len(edges) - 1)]
-    return scores, ids, predicted, parse, hint, groups, names
+    return scores, ids, predicted, parse, hint, groups, names, conf
 
 
 def _check_goal(args, predicted) -> str:
     goal = getattr(args, "goal", "accuracy")
-    if goal == "confusion" and args.group_col:
-        raise ValueError("--goal confusion groups items by their predicted class; drop --group-col")
+    if goal in CLASS_GOALS and args.group_col:
+        raise ValueError(f"--goal {goal} groups items by their predicted class; drop --group-col")
+    if (goal == "cost") != bool(getattr(args, "cost", None)):
+        raise ValueError("--goal cost needs --cost FILE (a CSV cost matrix), and --cost needs --goal cost")
     if goal not in ESTIMAND_STRATEGY and not set(predicted) <= {"0", "1"}:
         raise ValueError(f"--goal {goal} needs binary labels (--threshold, or 1/0 predictions), not class names")
     if goal == "threshold" and args.threshold is None:
@@ -146,14 +192,19 @@ def _check_goal(args, predicted) -> str:
     return goal
 
 
-def _strategy(args, goal, names) -> tuple[str, dict]:
+def _strategy(args, goal, names, conf=None) -> tuple[str, dict]:
     """The assessor's strategy and its options: ``--strategy``, else the estimand's own."""
-    strategy = getattr(args, "strategy", None) or ESTIMAND_STRATEGY.get(goal, "ts-estimate")
+    own = "ts-least-calibrated" if goal == "calibration" and args.group_col else ESTIMAND_STRATEGY.get(goal)
+    strategy = getattr(args, "strategy", None) or own or "ts-estimate"
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown --strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
     options = {}
-    if goal == "least-accurate" and not 1 <= args.top <= len(names):
+    if goal in TOP_GOALS and not 1 <= args.top <= len(names):
         raise ValueError(f"--top must be between 1 and the number of groups ({len(names)}), got {args.top}")
+    if goal == "cost":
+        options = dict(zip(("classes", "cost"), read_cost(args.cost)))
+    if conf is not None:
+        options = {"confidence": conf}
     if goal == "compare" or strategy == "ts-compare":
         pair = getattr(args, "compare", None)
         if not pair:
@@ -198,7 +249,9 @@ def _ask(ask, prompt, parse, hint):
 
 def _print_estimand(args, assessor, names, goal):
     """The answer to ``goal`` (Ji et al.'s other estimands), after the accuracies."""
-    if goal == "confusion":
+    if goal in ("calibration", "cost"):
+        _print_calibration(args, assessor, names) if goal == "calibration" else _print_cost(args, assessor)
+    elif goal == "confusion":
         conf = assessor.confusion()
         print("confusion matrix, P(true class | predicted) (posterior mean [90%]), predicted -> true:")
         for k, pred in enumerate(conf["classes"]):
@@ -216,6 +269,32 @@ def _print_estimand(args, assessor, names, goal):
         print(f"{names[g1]} minus {names[g2]}: {c.difference:+.3f} [90% {c.lower:+.3f}, {c.upper:+.3f}]; "
               f"P(below, equivalent, above) = {', '.join(f'{v:.2f}' for v in c.probabilities)} "
               f"(ROPE +/-{c.epsilon:g})")
+
+
+def _print_calibration(args, assessor, names):
+    ece = assessor.calibration_error()
+    o, per = ece.overall, ece.per_group
+    print(f"expected calibration error ({CONFIDENCE_BINS} confidence bins; posterior median [90%]): "
+          f"{o['median']:.4f} [{o['lower']:.4f}, {o['upper']:.4f}]; per group:")
+    conf = np.bincount(assessor.groups, weights=assessor.strategy_options["confidence"]) / assessor.sizes
+    for g, name in enumerate(names):
+        print(f"  {name}: ECE {per['median'][g]:.4f} [{per['lower'][g]:.4f}, {per['upper'][g]:.4f}], "
+              f"mean confidence {conf[g]:.3f}")
+    if args.group_col:
+        ident = assessor.least_calibrated(m=args.top)
+        print(f"the {args.top} least calibrated group(s): " + ", ".join(
+            f"{names[g]} (P(among them) {ident.prob_top[g]:.2f})" for g in ident.top))
+
+
+def _print_cost(args, assessor):
+    got = assessor.expected_cost(assessor.strategy_options["cost"])
+    cols = np.unique(assessor.group_columns())  # the predicted classes (a class never predicted costs nothing)
+    print("expected cost per predicted class (posterior mean [90%]):")
+    for k in cols:
+        print(f"  {got['classes'][k]}: {got['mean'][k]:.4g} [{got['lower'][k]:.4g}, {got['upper'][k]:.4g}]")
+    ident = Identification.from_draws(got["draws"][:, cols], m=args.top, lowest=False)
+    print(f"the {args.top} costliest predicted class(es): " + ", ".join(
+        f"{got['classes'][cols[g]]} (P(among them) {ident.prob_top[g]:.2f})" for g in ident.top))
 
 
 def _print_results(args, assessor, state, names, scores, goal):
@@ -240,22 +319,22 @@ def _print_results(args, assessor, state, names, scores, goal):
 def run(args, ask=input):
     """Interactive labeling: pick the next item actively, save after every answer."""
     table = read_table(args.data)
-    scores, ids, predicted, parse, hint, groups, names = _items(args, table)
+    scores, ids, predicted, parse, hint, groups, names, conf = _items(args, table)
     goal = _check_goal(args, predicted)
     existing = _existing_labels(table, args, parse) if args.label_col else {}
     if table.blank_rows:
         print(f"spe: note: {table.blank_note()}", file=sys.stderr)
     state = Path(args.state)
-    assessor = _open_session(args, state, groups, predicted, ids, existing, _strategy(args, goal, names))
-    if _prior_choice(args, predicted) == "spe" and goal in ESTIMAND_STRATEGY and goal != "confusion":
+    assessor = _open_session(args, state, groups, predicted, ids, existing, _strategy(args, goal, names, conf))
+    if _prior_choice(args, predicted) == "spe" and goal in ESTIMAND_STRATEGY and goal not in CLASS_GOALS:
         _spe_prior(assessor, scores, predicted, args.seed)
     assessor.save(state)
     asked = 0
-    queue = []  # least-accurate: one item from each of the --top groups drawn (multiple-play TS)
+    queue = []  # TOP_GOALS: one item from each of the --top groups drawn (multiple-play TS)
     while args.max is None or asked < args.max:
         if goal in ESTIMAND_STRATEGY:
             queue = [i for i in queue if i not in assessor.labels] or list(
-                assessor.next_items(getattr(args, "top", 1) if goal == "least-accurate" else 1))
+                assessor.next_items(getattr(args, "top", 1) if goal in TOP_GOALS else 1))
             nxt = np.array(queue[:1], dtype=np.int64)
         else:
             nxt = _suggested(scores, assessor.labels, goal, args.seed, args.threshold)
@@ -291,12 +370,23 @@ def add_parser(sub):
                    help="how items are chosen (default: the --goal's Thompson sampling): " + ", ".join(STRATEGIES))
     p.add_argument("--goal", default="accuracy", choices=GOALS,
                    help="the estimand (Ji et al.): accuracy per group (ts-estimate); confusion: the confusion "
-                        "matrix, groups = predicted classes (ts-confusion); least-accurate: the --top least "
+                        "matrix, groups = predicted classes (ts-confusion); cost: expected cost per predicted "
+                        "class under --cost and the --top costliest (ts-costliest); calibration: the expected "
+                        "calibration error, overall and per group, groups = 10 equal-width confidence bins "
+                        "(ts-estimate) or --group-col with the --top least calibrated (ts-least-calibrated); "
+                        "least-accurate: the --top least "
                         "accurate groups (ts-worst); compare: --compare G1 G2 with a ROPE of +/- --rope "
                         "(ts-compare). pr / ap: the PR curve or average precision of the scores; threshold: "
                         "precision and recall at --threshold (these refit spe.fit after every answer and ask "
                         "suggest_labels for the next item; binary labels only)")
-    p.add_argument("--top", type=int, default=1, help="--goal least-accurate: how many groups to identify")
+    p.add_argument("--top", type=int, default=1,
+                   help="--goal least-accurate, cost, calibration: how many extreme groups to identify")
+    p.add_argument("--cost", default=None, metavar="FILE",
+                   help="--goal cost: CSV cost matrix; header: a first cell, then the predicted classes; each row: "
+                        "a true class, then the cost of each prediction for it")
+    p.add_argument("--confidence-col", default=None,
+                   help="--goal calibration: column with the model's probability that its prediction is correct "
+                        "(default: the score; for 1/0 predictions the score or 1 - score)")
     p.add_argument("--compare", nargs=2, default=None, metavar=("G1", "G2"),
                    help="--goal compare: the two groups (names as printed)")
     p.add_argument("--rope", type=float, default=0.05, help="--goal compare: half-width of practical equivalence")

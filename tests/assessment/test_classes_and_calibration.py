@@ -85,6 +85,18 @@ def test_declared_classes_fix_the_cost_matrix_and_survive_a_round_trip(tmp_path)
         Assessor(groups, None, classes=["cat", "dog"])
 
 
+def test_a_class_never_predicted_is_never_among_the_costliest():
+    pred = np.array(["cat", "dog", "cat", "dog"])
+    groups, _ = class_groups(pred)
+    a = Assessor(groups, pred, classes=["cat", "dog", "fox"], seed=0)
+    a.update(0, "cat")
+    a.update(1, "fox")
+    cost = np.array([[0, 1, 50], [1, 0, 50], [1, 1, 50]])  # predicting fox would cost most, but nothing is
+    ident = a.costliest(cost, m=1)
+    assert ident.top.tolist() == [1] and ident.prob_top[2] == 0 and np.isnan(ident.mean[2])
+    assert ident.order.tolist()[-1] == 2 and a.expected_cost(cost)["mean"][2] > 40  # the column's prior, unused
+
+
 # ---- no NaN prior ----------------------------------------------------------------------
 def test_an_empty_group_is_refused_and_no_nan_prior_is_accepted():
     with pytest.raises(ValueError, match=r"group code\(s\) \[1\] have no items"):
