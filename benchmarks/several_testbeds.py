@@ -16,7 +16,9 @@ copula, `no copula`; the pool or the copula alone; without the probability model
 `kind="sample"` targets). `auprc_bias` is the mean signed AUPRC error over every model
 (points; positive: the top overstated), `top_bias` that of the model each method ranks
 first by AUPRC; MAE and 90% coverage as elsewhere; labeled only: the 20 items' own AP
-where both classes are among them.
+where both classes are among them. Which label model carries the default stack: the mean
+share of its draws from each kind (the models' own maps, their "calibrated" maps, the
+log-linear pool, the Gaussian copula; `res.model_weights` summed by kind).
 
     python -m benchmarks.several_testbeds [--tasks 12] [--trials 3] [--jobs 1] [--no-write] [--report]
 """
@@ -57,6 +59,8 @@ NOISE = 0.10
 N_LABELS, N_UNLABELED = 20, 1000
 MIN_ITEMS, PREVALENCE, HGB_AUROC = 800, (0.08, 0.40), (0.70, 0.95)
 KEYS = {"auc": "AUROC", "auprc": "average precision", "accuracy": "accuracy"}
+#: The default stack's label models by kind (res.model_weights' names).
+WEIGHT_KINDS = ("own maps", "calibrated maps", "log-linear pool", "Gaussian copula")
 METHODS = {"fit_many": {}, "fit_many, no copula": {"label_model": ("maps", "pool")},
            "fit_many, pool only": {"label_model": "pool"}, "fit_many, joint only": {"label_model": "joint"},
            "fit_many, calibrated=False": {"calibrated": False}}
@@ -114,6 +118,15 @@ def truth_of(s, y) -> dict:
     return {"auc": exact_auc(s, y), "auprc": exact_ap(s, y), "accuracy": float(np.mean((s >= 0.5) == (y == 1)))}
 
 
+def kind_weights(res) -> dict:
+    """The default stack's weight of each kind of label model (WEIGHT_KINDS)."""
+    out = dict.fromkeys(WEIGHT_KINDS, 0.0)
+    for name, w in res.model_weights.items():
+        kind = name if name in WEIGHT_KINDS else "calibrated maps" if name.endswith(" (calibrated)") else "own maps"
+        out[kind] += w
+    return out
+
+
 def one_trial(job) -> dict:
     """Every method's per-model errors, coverage and top pick on one (task, bed, trial)."""
     row, bed, trial = job
@@ -143,6 +156,8 @@ def one_trial(job) -> dict:
                for m in models}
         top = max(models, key=lambda m: rows[m]["average precision"].value)
         out["methods"][method] = {"models": per, "top": top, "s": time.process_time() - start}
+        if not options:
+            out["weights"] = kind_weights(res)
     return out
 
 
@@ -163,6 +178,12 @@ def summary_rows(results: list[dict]) -> list[dict]:
         rows.append({"bed": bed, "method": "labeled only", "fits": sum(bool(r["labeled"]) for r in done),
                      "auprc_bias": float(np.mean(lab)), "auprc": float(np.mean(np.abs(lab)))})
     return rows
+
+
+def weight_rows(results: list[dict]) -> list[dict]:
+    """Per bed, the default stack's mean weight of each kind of label model."""
+    return [{"bed": bed, "fits": len(done)} | {k: float(np.mean([r["weights"][k] for r in done])) for k in WEIGHT_KINDS}
+            for bed in BEDS if (done := [r for r in results if r["bed"] == bed and "weights" in r])]
 
 
 def figure(rows: list[dict], path: Path = FIGURE) -> Path:
@@ -205,7 +226,10 @@ def report(results: list[dict], head: str, draw=True) -> str:
         head + " " + " ".join(__doc__.split("\n\n")[1].split()) + f" Median CPU seconds of a default fit: {fit_s:.2f}.",
         "", "Signed and absolute errors in points, coverage of 90% intervals (`bias_se`: standard error of "
         "`auprc_bias` over (task, trial)); the figure on the several-models page draws `auprc_bias`:", "",
-        table(rows, cols, {"fits": "{}"}), ""])
+        table(rows, cols, {"fits": "{}"}), "",
+        *(["Mean share of the default stack's draws from each kind of label model:", "",
+           table(weights, ["bed", "fits", *WEIGHT_KINDS], {"fits": "{}"}), ""] if (weights := weight_rows(results))
+          else [])])
 
 
 def main(argv=None):

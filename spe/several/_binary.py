@@ -237,8 +237,9 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     higher_is_positive : bool
         False when lower scores mean positive (every model).
     label_model : {"stack", "maps", "pool", "joint"} or tuple of them
-        ``"stack"`` (default): every model's own label model, the log-linear pool of all
-        models and their Gaussian copula (the joint distribution of the scores given the
+        ``"stack"`` (default): every model's own label model (its calibration map under
+        the corpus-learned map prior of its score kind, as in :func:`spe.fit`), the
+        log-linear pool of all models and their Gaussian copula (the joint distribution of the scores given the
         class, for models that share their errors), weighted by the labels' leave-one-out
         densities. ``"maps"``, ``"pool"`` or ``"joint"`` keep one kind, to compare; none
         is honest alone (docs/method.md 9; class probabilities have no ``"joint"``). A

@@ -7,7 +7,8 @@ Bayesian bootstrap, :mod:`spe.pooling`, exactly as :func:`spe.fit` pools its sco
 models; equal weights with no labels):
 
 * each model's own Bayesian calibration map (:mod:`spe.calibration`, the package's
-  default piecewise Platt map, prior centred on "calibrated" for probabilities);
+  default piecewise Platt map under the corpus-learned prior of its score kind,
+  :func:`spe.learned.default_prior`, as :func:`spe.fit` uses it);
 * the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several`),
   which uses their agreement: models with independent errors together say more about an
   item than any one alone;
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map
 from ..exceptions import SamplingWarning
+from ..learned import ClassifierPrior, default_prior, score_kind
 from ..pooling import LabelPosterior, combine
 from ._joint import NAME as JOINT_NAME
 from ._joint import fit_gaussian_copula
@@ -111,26 +113,32 @@ def stacked_kinds(label_model) -> frozenset:
 
 
 def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
-                    calibrated=False) -> LabelPosterior:
+                    calibrated=False, prior: ClassifierPrior | None = None) -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool
     and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
     or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
-    adds its "calibrated" map (the probabilities taken as nearly right) to the maps."""
+    adds its "calibrated" map (the probabilities taken as nearly right) to the maps.
+    ``prior``: the classifier prior whose map prior (by each model's score kind) the
+    models' own maps take; None: :func:`spe.learned.default_prior`."""
     map_rng, pool_rng = rngs
+    prior = default_prior() if prior is None else prior
     kinds = stacked_kinds(kind)
     with_pool = "pool" in kinds and len(scores) > 1
     with_joint = "joint" in kinds and len(scores) > 1
     with_maps = "maps" in kinds or not (with_pool or with_joint)
-    def item_map(form, s, is_probability):
+    def item_map(form, s, is_probability, map_prior=None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
-            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng)
+            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng,
+                                      prior=map_prior)
         return ItemScoreModel(fit, s)
 
     fits = {}
     for name, s in scores.items() if with_maps else ():
-        fits[name] = item_map(MAP_FORM, s, probabilities[name])
+        # the corpus-learned map prior of the model's score kind, as spe.fit takes it: the hand-set
+        # "calibrated" centre let over-confident models overstate the top (docs/method.md 9)
+        fits[name] = item_map(MAP_FORM, s, probabilities[name], prior.map_prior(score_kind(s, probabilities[name])))
     platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)
