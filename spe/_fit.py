@@ -159,8 +159,8 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         ships (:func:`spe.learned.default_prior`), learned across a corpus of real
         classification tasks, with a part per score kind (probabilities, probabilities
         pushed to exact 0s and 1s, a few distinct probabilities, margins; read off the
-        scores, :func:`spe.learned.score_kind`), and the share of classifiers at chance
-        that the weak ranker gets in the pool. A :class:`~spe.learned.ClassifierPrior`
+        scores, :func:`spe.learned.score_kind`) with a small share for classifiers unlike
+        the corpus', and the weak ranker's share of the pool (classifiers at chance). A :class:`~spe.learned.ClassifierPrior`
         from :func:`spe.learn_prior` (your own past evaluations), or ``"wide"``: the
         hand-set prior of spe 0.2 (no weak ranker). A dict overrides the mixture's priors by parameter
         name instead, e.g. ``{"pi": spe.mixture.priors.Beta(2, 8)}`` (the map keeps the

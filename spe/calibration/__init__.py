@@ -3,7 +3,7 @@ piecewise Platt maps, the "calibrated" member, the weak ranker, a share per scor
 recalibrated probabilities of items and new scores."""
 
 from ._cells import MAX_CELLS, CellsFit, fit_cells
-from ._map_prior import SHAPE_TERMS, score_shape
+from ._map_prior import CALIBRATED_COMPONENT, SHAPE_TERMS, score_shape
 
 # Names the rooms above import (not in __all__: internal, may change without notice)
 from ._maps import (
@@ -30,6 +30,7 @@ from ._weak import (
 )
 
 __all__ = [
+                    "CALIBRATED_COMPONENT",
                     "CALIBRATED_PRIOR",
                     "MAPS",
                     "MAX_CELLS",

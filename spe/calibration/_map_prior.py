@@ -11,7 +11,7 @@ precision the top items do not have (method.md 2b).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -72,6 +72,8 @@ class MapPrior:
     ((term, effect, centre) triples, terms from :data:`SHAPE_TERMS`) move the log slopes'
     means with the shape of the scores (:meth:`given_shape`, which ``fit_calibration_map``
     applies); without a shape the prior is the one of scores of the centre's shape.
+    ``alternatives`` ((name, weight, MapPrior) triples) make it a mixture prior: with prior
+    probability ``weight`` the map follows that Normal prior instead (:meth:`components`).
 
     Examples
     --------
@@ -91,6 +93,7 @@ class MapPrior:
     slope_correlation: float = 0.0
     segment_shifts: tuple = ()
     shape_effects: tuple = ()
+    alternatives: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "segment_shifts", tuple(float(v) for v in self.segment_shifts))
@@ -99,10 +102,28 @@ class MapPrior:
         if unknown:
             raise ValueError(f"unknown shape terms {unknown}; choose from {SHAPE_TERMS}")
         object.__setattr__(self, "shape_effects", effects)
+        alternatives = tuple((str(n), float(w), p) for n, w, p in self.alternatives if w)
+        weights = [w for _, w, _ in alternatives]
+        if any(w < 0 for w in weights) or sum(weights) >= 1.0:
+            raise ValueError(f"the alternatives' weights are prior probabilities summing to less than 1, got {weights}")
+        if any(not isinstance(p, MapPrior) or p.alternatives for _, _, p in alternatives):
+            raise TypeError("each alternative is a MapPrior of its own (without alternatives)")
+        object.__setattr__(self, "alternatives", alternatives)
+
+    def with_alternatives(self, alternatives) -> MapPrior:
+        """This prior as one component of a mixture: with probability ``w`` the map follows
+        ``prior`` instead, for each ``(name, w, prior)`` of ``alternatives`` (the rest stays
+        on this one; see :func:`fit_calibration_map`)."""
+        return replace(self, alternatives=tuple(alternatives))
+
+    def components(self) -> list[tuple[str, float, MapPrior]]:
+        """(name, prior probability, Normal prior) of each mixture component: this prior
+        ("learned") first, then its alternatives."""
+        rest = 1.0 - sum(w for _, w, _ in self.alternatives)
+        return [("learned", rest, replace(self, alternatives=())), *self.alternatives]
 
     def with_correlation(self, rho: float) -> MapPrior:
-        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, rho, self.segment_shifts,
-                        self.shape_effects)
+        return replace(self, slope_correlation=rho)
 
     def shifts_for(self, n_slopes: int) -> np.ndarray:
         """The segment shifts of a map of ``n_slopes`` segments: the learned ones when the map
@@ -115,7 +136,7 @@ class MapPrior:
         if not self.shape_effects:
             return self
         shifts = self.shifts_for(n_slopes) + shape_shifts(self.shape_effects, shape, n_slopes)
-        return MapPrior(self.c_mean, self.c_sd, self.u_mean, self.u_sd, self.slope_correlation, tuple(shifts))
+        return replace(self, segment_shifts=tuple(shifts), shape_effects=())
 
     def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
         """Mean and covariance of (c, u_1, ..., u_J), with :meth:`shifts_for` the segments."""
@@ -138,3 +159,6 @@ WEAK_PRIOR = MapPrior(0.0, 2.0, float(np.log(2.0)), 1.0)
 VERY_WEAK_PRIOR = MapPrior(0.0, 10.0, 0.0, 5.0)
 #: Correlation of the spline's segment log slopes (neighbours differ as Platt's temperature may).
 SPLINE_SLOPE_CORRELATION = 0.5
+#: A probability map's "the probabilities are right" component: :data:`NEARLY_CALIBRATED_PRIOR`
+#: with the segments' log slopes moving together (one temperature near 1, not four).
+CALIBRATED_COMPONENT = NEARLY_CALIBRATED_PRIOR.with_correlation(0.9)

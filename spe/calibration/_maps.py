@@ -13,8 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..sampling import student_t_importance_draws
 from ..scores import PROBABILITY_EPS
+from ._map_posterior import (
+    _allocate,
+    _component,
+    _component_draws,
+    _gradient_hessian,
+    _mode,
+    _prior_moments,
+)
 from ._map_prior import (
     CALIBRATED_PRIOR,
     NEARLY_CALIBRATED_PRIOR,
@@ -29,7 +36,6 @@ from ._map_prior import (
 MAPS = ("platt", "beta", "spline")
 #: Platt's feature with a tight prior at "calibrated" (probability scores only).
 NEARLY_CALIBRATED = "calibrated"
-_MAX_NEWTON = 100
 SPLINE_SEGMENTS = 4
 
 
@@ -165,6 +171,8 @@ class CalibrationFit:
     ess: float
     n_labeled: int
     map_name: str = ""
+    #: (name, prior, posterior probability) of each component of a mixture prior (empty: one).
+    component_shares: tuple = ()
 
     @property
     def name(self) -> str:
@@ -200,63 +208,13 @@ class CalibrationFit:
         return {
             "model": title,
             "feature": self.features.describe(),
-            "prior": self.prior.__dict__,
+            "prior": {k: v for k, v in vars(self.prior).items() if k != "alternatives"},
+            "prior_components": {name: {"prior": w, "posterior": after} for name, w, after in self.component_shares},
             "posterior_mean": {k: float(w @ v) for k, v in self.draws().items()},
             "inference": "prior draws (no labels)" if self.n_labeled == 0 else "importance sampling",
             "pareto_khat": None if np.isnan(self.khat) else self.khat,
             "ess": self.ess,
         }
-
-
-def _prior_moments(prior: MapPrior, n_slopes: int):
-    """Mean and precision of (c, u_1..u_J)."""
-    mean, cov = prior.moments(n_slopes)
-    return mean, np.linalg.inv(cov)
-
-
-def _log_posterior(u, x, y, prior: MapPrior):
-    """Log posterior of parameter rows u = (c, u_1..u_J)."""
-    mean, precision = _prior_moments(prior, x.shape[1])
-    eta = u[:, :1] + np.exp(u[:, 1:]) @ x.T
-    loglik = np.sum(y * eta - np.logaddexp(0.0, eta), axis=1)
-    d = u - mean
-    return loglik - 0.5 * np.einsum("ij,jk,ik->i", d, precision, d)
-
-
-def _gradient_hessian(u, x, y, prior: MapPrior):
-    mean, precision = _prior_moments(prior, x.shape[1])
-    slopes = np.exp(u[1:])
-    p = special.expit(u[0] + x @ slopes)
-    r, v = y - p, p * (1.0 - p)
-    jac = np.column_stack([np.ones(y.size), x * slopes])  # d eta / d u
-    grad = jac.T @ r - precision @ (u - mean)
-    hess = -(jac * v[:, None]).T @ jac - precision
-    hess[1:, 1:] += np.diag((r[:, None] * x * slopes).sum(axis=0))  # d2 eta / d u_j^2 = d eta / d u_j
-    return grad, hess
-
-
-def _mode(x, y, prior: MapPrior):
-    """Newton's method with step halving from the prior mean (the posterior is smooth)."""
-    u = _prior_moments(prior, x.shape[1])[0]
-    f = _log_posterior(u[None, :], x, y, prior)[0]
-    for _ in range(_MAX_NEWTON):
-        grad, hess = _gradient_hessian(u, x, y, prior)
-        precision = -hess
-        low = np.linalg.eigvalsh(precision).min()
-        if low <= 0:
-            precision = precision + (1.0 - low) * np.eye(u.size)
-        step = np.linalg.solve(precision, grad)
-        for _ in range(30):
-            cand = u + step
-            f_new = _log_posterior(cand[None, :], x, y, prior)[0]
-            if f_new >= f - 1e-12:
-                break
-            step = step / 2
-        done = np.max(np.abs(cand - u)) < 1e-9
-        u, f = cand, f_new
-        if done:
-            break
-    return u
 
 
 def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: int, rng,
@@ -314,20 +272,22 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         prior = prior.given_shape(score_shape(features, ref_scores, ref_weights), features.n_slopes)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
-    mean, cov = prior.moments(features.n_slopes)
-    if not known.any():
-        u = mean + rng.standard_normal((n_draws, mean.size)) @ np.linalg.cholesky(cov).T
-        weights, khat = np.full(n_draws, 1.0 / n_draws), float("nan")
-    else:
-        mode = _mode(x, y, prior)
-        _, hess = _gradient_hessian(mode, x, y, prior)
-        precision = -hess
-        cov = np.linalg.inv(precision) if np.linalg.eigvalsh(precision).min() > 0 else cov
-        u, weights, khat = student_t_importance_draws(mode, cov, lambda v: _log_posterior(v, x, y, prior), n_draws,
-                                                      rng, what=f"{map_name} calibration map", stacklevel=2)
+    components = prior.components()
+    fitted = [_component(x, y, part, features.n_slopes, rng) for _, _, part in components]
+    log_post = np.log([w for _, w, _ in components]) + np.array([log_z for *_, log_z in fitted])
+    share = np.exp(log_post - log_post.max())
+    share /= share.sum()
+    counts = _allocate(n_draws, share)
+    kept = [(w, _component_draws(x, y, part, fit, k, rng, map_name))
+            for (_, _, part), fit, k, w in zip(components, fitted, counts, share) if k]
+    u = np.concatenate([draws for _, (draws, _, _) in kept])
+    weights = kept[0][1][1] if len(kept) == 1 else np.concatenate([w * part_w for w, (_, part_w, _) in kept])
+    khat = max(k for _, (_, _, k) in kept) if known.any() else float("nan")
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,
+        component_shares=tuple((name, w, float(after)) for (name, w, _), after in zip(components, share))
+        if len(components) > 1 else (),
     )
 
 

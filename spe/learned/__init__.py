@@ -10,8 +10,14 @@ applies.
 """
 
 from ._kinds import FEW_VALUES, KINDS, SATURATED_SHARE, score_kind
-from ._learn import fit_hyperprior, learn_prior, log_evidence, set_summary
-from ._prior import WIDE, ClassifierPrior, default_prior
+from ._learn import (
+           fit_component_weights,
+           fit_hyperprior,
+           learn_prior,
+           log_evidence,
+           set_summary,
+)
+from ._prior import COMPONENTS, WIDE, ClassifierPrior, component_prior, default_prior
 
-__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "WIDE", "KINDS", "score_kind",
-           "fit_hyperprior", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]
+__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "WIDE", "KINDS", "COMPONENTS", "component_prior", "score_kind",
+           "fit_hyperprior", "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]

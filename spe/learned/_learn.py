@@ -33,7 +33,7 @@ from ..scores import (
     looks_like_probabilities,
 )
 from ._kinds import KINDS, score_kind
-from ._prior import ClassifierPrior
+from ._prior import COMPONENTS, ClassifierPrior, component_prior
 from ._weak import learn_weak_ranker, set_aurocs
 
 #: Spread of the hyperprior around the base prior's hyperparameters (means, log sds,
@@ -41,8 +41,11 @@ from ._weak import learn_weak_ranker, set_aurocs
 HYPER_SD = 1.0
 #: The correlation of the slopes is kept inside (RHO_LOW, RHO_HIGH) (a valid covariance).
 RHO_LOW, RHO_HIGH = -0.3, 0.95
-#: Sets needed before the segments' slopes may differ on average (segment shifts).
+#: Sets needed before the segments' slopes may differ on average (segment shifts), and
+#: before a kind's component weights are learned rather than kept from the base prior.
 MIN_SETS_FOR_SHIFTS = 30
+#: EM iterations for the map prior's component weights (it stops earlier when they settle).
+EM_ITERATIONS = 2000
 
 
 def _as_pairs(sets):
@@ -246,8 +249,47 @@ def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
     return _unpack(best.x, n_segments, terms, centres)
 
 
+def fit_component_weights(summaries, learned: MapPrior, alternatives: dict, shapes=None) -> dict:
+    """The share of sets whose map follows each of ``alternatives`` ({name: MapPrior}) rather
+    than ``learned``: the weights of the mixture prior maximising the sets' evidence (EM on
+    the mixture proportions, the components held fixed). A tight learned prior serves the
+    classifiers it was learned from; each share is how often a set, judged by all its labels,
+    is better told by that component.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spe.calibration import MapPrior
+    >>> from spe.learned import WIDE, fit_component_weights, set_summary
+    >>> rng = np.random.default_rng(0)
+    >>> sets = []
+    >>> for slope in [1.0] * 16 + [6.0] * 4:  # four sets far steeper than the rest
+    ...     x = rng.normal(size=400)
+    ...     sets.append((x, (rng.random(400) < 1 / (1 + np.exp(-slope * x))).astype(float)))
+    >>> tight = MapPrior(0.0, 0.2, 0.0, 0.1, 0.5)
+    >>> weights = fit_component_weights([set_summary(s, y)[1:] for s, y in sets], tight, {"wide": WIDE.maps["margin"]})
+    >>> weights  # 4 sets in 20, and a steep-looking draw
+    {'wide': 0.25}
+    """
+    shapes = [{}] * len(summaries) if shapes is None else list(shapes)
+    priors = [learned, *alternatives.values()]
+    log_z = np.array([[float(log_evidence(prior, h[None], info[None],
+                                          shape_shifts(prior.shape_effects, shape, h.size - 1)[None])[0])
+                       for prior in priors] for (h, info), shape in zip(summaries, shapes)])
+    weights = np.r_[0.8, np.full(len(alternatives), 0.2 / max(len(alternatives), 1))]
+    for _ in range(EM_ITERATIONS):
+        joint = np.log(weights) + log_z
+        responsibility = np.exp(joint - np.logaddexp.reduce(joint, axis=1, keepdims=True))
+        new = responsibility.mean(axis=0)
+        done = np.max(np.abs(new - weights)) < 1e-7
+        weights = np.maximum(new, 1e-12)
+        if done:
+            break
+    return {name: round(float(w), 2) for name, w in zip(alternatives, weights[1:])}  # finer is noise
+
+
 def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None = None,
-                probabilities=None, seed=0) -> ClassifierPrior:
+                probabilities=None, components=("wide",), seed=0) -> ClassifierPrior:
     """Learn a prior over classifiers from labeled sets: your own past evaluations.
 
     Parameters
@@ -263,6 +305,11 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
         How ``summary()`` names the prior (default: the number of sets).
     probabilities : bool, optional
         Whether the scores are probabilities (default: yes when all lie in [0, 1]).
+    components : tuple of str, default=("wide",)
+        The map prior's components besides the learned one (from
+        :data:`spe.learned.COMPONENTS`; "calibrated" applies to probability kinds), each
+        with its share of sets learned (:func:`fit_component_weights`); () for the learned
+        prior alone.
     seed : int or numpy.random.Generator, default=0
         Seeds the draws of the learned map prior that the weak ranker's share is fitted
         against (:mod:`spe.learned`); the same seed, the same prior.
@@ -299,6 +346,9 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     from ._prior import default_prior
 
     base = default_prior() if base is None else base
+    unknown = sorted(set(components) - set(COMPONENTS))
+    if unknown:
+        raise ValueError(f"unknown map prior components {unknown}; choose from {COMPONENTS}")
     if not isinstance(base, ClassifierPrior):
         raise TypeError(f"base must be a ClassifierPrior, got {type(base).__name__}")
     per_kind, kept = defaultdict(list), []
@@ -313,11 +363,18 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     maps = {k: fit_hyperprior([(h, p) for h, p, _ in per_kind[k]], base.map_prior(k), [s for _, _, s in per_kind[k]])
             if per_kind[k] else base.map_prior(k) for k in KINDS}
     n_sets = {k: len(per_kind[k]) for k in KINDS}
+    weights = {k: fit_component_weights([(h, p) for h, p, _ in per_kind[k]], maps[k],
+                                        {name: component_prior(name, k) for name in components
+                                         if name != "calibrated" or k != "margin"},
+                                        [s for _, _, s in per_kind[k]])
+               if n_sets[k] >= MIN_SETS_FOR_SHIFTS else dict(base.component_weights.get(k, {})) for k in KINDS}
     source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
     rng = np.random.default_rng(seed)
     weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f,
                                          maps[k].given_shape(shape, f.n_slopes), rng)
                               for k, d, f, shape in kept], base.weak_ranker or None)
-    return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {})
+    return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {},
+                           component_weights={k: {n: x for n, x in w.items() if x} for k, w in weights.items()
+                                              if any(w.values())})
 
 

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..calibration import (
+    CALIBRATED_COMPONENT,
     CALIBRATED_PRIOR,
     SPLINE_SLOPE_CORRELATION,
     WEAK_PRIOR,
@@ -54,6 +55,13 @@ class ClassifierPrior:
         The share of classifiers that rank their items at chance and the spread of their
         slopes (``spe.calibration.fit_weak_ranker``'s prior; learned with the maps, see
         :mod:`spe.learned`); empty: no weak ranker in the pool (spe 0.2's behaviour).
+    component_weights : dict
+        Score kind -> ``{name: prior probability}`` of the map prior's other components
+        (:data:`COMPONENTS`): "wide", spe 0.2's hand-set prior (:data:`WIDE`), for a classifier
+        unlike those the prior was learned from; "calibrated" (probability kinds only), "the
+        probabilities are right" (:data:`spe.calibration.CALIBRATED_COMPONENT`). The learned
+        prior keeps the rest; the labels' evidence moves the shares (empty: the learned prior
+        alone).
 
     Examples
     --------
@@ -75,6 +83,7 @@ class ClassifierPrior:
     meta: dict = field(default_factory=dict)
     mixture_weight: dict = field(default_factory=dict)
     weak_ranker: dict = field(default_factory=dict)
+    component_weights: dict = field(default_factory=dict)
 
     def __post_init__(self):
         missing = [k for k in KINDS if k not in self.maps]
@@ -83,6 +92,12 @@ class ClassifierPrior:
         bad = {k: w for k, w in self.mixture_weight.items() if not 0.0 <= float(w) <= 1.0}
         if bad:
             raise ValueError(f"mixture weights are prior probabilities in [0, 1], got {bad}")
+        for kind, weights in self.component_weights.items():
+            unknown = sorted(set(weights) - set(COMPONENTS))
+            if unknown:
+                raise ValueError(f"unknown map prior components {unknown} for {kind!r}; choose from {COMPONENTS}")
+            if any(not 0.0 <= float(w) < 1.0 for w in weights.values()) or sum(weights.values()) >= 1.0:
+                raise ValueError(f"component weights are prior probabilities summing to less than 1, got {weights}")
 
     def prior_weight_of_mixture(self, kind: str) -> float | None:
         """The prior probability that the score mixture is the right model for scores of
@@ -97,7 +112,9 @@ class ClassifierPrior:
         """The calibration map's prior for scores of this kind."""
         if kind not in self.maps:
             raise ValueError(f"unknown score kind {kind!r}; choose from {KINDS}")
-        return self.maps[kind]
+        weights = self.component_weights.get(kind, {})
+        return self.maps[kind].with_alternatives((name, float(weights[name]), component_prior(name, kind))
+                                                 for name in COMPONENTS if weights.get(name))
 
     def describe(self, kind: str | None = None, weak_ranker: bool = True) -> str:
         """One line naming the prior (and, with ``kind``, the part of it that applies;
@@ -111,8 +128,10 @@ class ClassifierPrior:
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "version": 1, "source": self.source, "n_sets": dict(self.n_sets),
-                "meta": dict(self.meta), "maps": {k: vars(v) for k, v in self.maps.items()},
-                "mixture_weight": dict(self.mixture_weight), "weak_ranker": dict(self.weak_ranker)}
+                "meta": dict(self.meta), "maps": {k: _map_dict(v) for k, v in self.maps.items()},
+                "mixture_weight": dict(self.mixture_weight), "weak_ranker": dict(self.weak_ranker)} | (
+                    {"component_weights": {k: dict(w) for k, w in self.component_weights.items()}}
+                    if self.component_weights else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> ClassifierPrior:
@@ -122,7 +141,8 @@ class ClassifierPrior:
             maps = {k: MapPrior(**v) for k, v in d["maps"].items()}
             return cls(maps, str(d["source"]), dict(d.get("n_sets", {})), dict(d.get("meta", {})),
                        {k: float(v) for k, v in d.get("mixture_weight", {}).items()},
-                       {k: float(v) for k, v in d.get("weak_ranker", {}).items()})
+                       {k: float(v) for k, v in d.get("weak_ranker", {}).items()},
+                       {k: {n: float(w) for n, w in v.items()} for k, v in d.get("component_weights", {}).items()})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"a saved ClassifierPrior with a missing or unknown field: {exc}") from None
 
@@ -143,6 +163,11 @@ class ClassifierPrior:
             raise ValueError(f"{path}: not JSON ({exc})") from None
 
 
+def _map_dict(prior: MapPrior) -> dict:
+    """A stored map prior's fields (the other components are attached on use, not stored)."""
+    return {k: v for k, v in vars(prior).items() if k != "alternatives"}
+
+
 def _spline(prior: MapPrior) -> MapPrior:
     return prior.with_correlation(SPLINE_SLOPE_CORRELATION)
 
@@ -154,6 +179,27 @@ WIDE = ClassifierPrior(
           "few-values": _spline(CALIBRATED_PRIOR), "margin": _spline(WEAK_PRIOR)},
     source="hand-set (spe 0.2): centred on 'calibrated' for probabilities, weak for other scores",
 )
+
+
+#: The map prior's components besides the learned one (:attr:`ClassifierPrior.component_weights`).
+COMPONENTS = ("wide", "calibrated")
+
+
+def component_prior(name: str, kind: str) -> MapPrior:
+    """The Normal prior of component ``name`` (:data:`COMPONENTS`) for scores of ``kind``.
+
+    Examples
+    --------
+    >>> from spe.learned import component_prior
+    >>> component_prior("calibrated", "probability").c_sd
+    0.25
+    """
+    if name == "wide":
+        return WIDE.maps[kind]
+    if name == "calibrated" and kind != "margin":
+        return CALIBRATED_COMPONENT
+    raise ValueError(f"no map prior component {name!r} for {kind!r} scores; components: wide (every kind), "
+                     "calibrated (probabilities)")
 
 
 @functools.lru_cache(maxsize=1)

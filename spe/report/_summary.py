@@ -147,14 +147,23 @@ def disagreement(estimates: dict, weights: dict) -> str | None:
     return None
 
 
+#: How the summary names a calibration map's prior components.
+COMPONENT_NAMES = {"learned": "learned", "wide": "wide (classifiers unlike the corpus')",
+                   "calibrated": "calibrated (the probabilities are right)"}
+
+
 def describe_lines(name, info, n_pairs=0):
     """Plain-language lines for one score model's ``describe()`` dict."""
     khat = info.get("pareto_khat")
     khat = "n/a" if khat is None else f"{khat:.2f}"
     if "families" not in info:  # a calibration map or a label model, not the mixture
         mean = ", ".join(f"{k} {v:.3g}" for k, v in info["posterior_mean"].items())
-        return [f"on the {info['feature']}; posterior mean {mean}",
-                f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]
+        lines = [f"on the {info['feature']}; posterior mean {mean}"]
+        if info.get("prior_components"):
+            shares = ", ".join(f"{COMPONENT_NAMES.get(name, name)} {v['prior']:.0%} -> {v['posterior']:.0%}"
+                               for name, v in info["prior_components"].items())
+            lines.append(f"prior components (before -> after labeling): {shares}")
+        return lines + [f"inference: {info['inference']}, ESS {info['ess']:.0f}, Pareto k-hat {khat}"]
     fam = info["families"]
     mis = info["misfit"]
     chosen = f" (chosen by BIC from {n_pairs} pairs)" if n_pairs > 1 else ""

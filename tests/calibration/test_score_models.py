@@ -11,8 +11,8 @@ from scipy import special, stats
 
 import spe
 from spe.mixture import _misfit as misfit
-from spe.calibration._maps import (CALIBRATED_PRIOR, NEARLY_CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, Features,
-                                   _gradient_hessian, _log_posterior)
+from spe.calibration._maps import (CALIBRATED_PRIOR, NEARLY_CALIBRATED_PRIOR, SPLINE_SLOPE_CORRELATION, Features)
+from spe.calibration._map_posterior import _gradient_hessian, _log_posterior
 from spe.calibration import fit_calibration_map, rounding_clips
 from spe.scores import PROBABILITY_EPS
 from spe.pooling import allocate, combine
