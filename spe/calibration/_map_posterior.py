@@ -66,7 +66,7 @@ def _mode(x, y, prior: MapPrior):
     return u
 
 
-def _component(x, y, prior: MapPrior, n_slopes: int, rng):
+def _component(x, y, prior: MapPrior, n_slopes: int):
     """(mode, covariance, log marginal likelihood) of one Normal prior given the labels (x, y):
     the Laplace approximation; with no labels, the prior's own moments and log 1."""
     mean, cov = prior.moments(n_slopes)

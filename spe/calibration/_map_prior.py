@@ -122,6 +122,11 @@ class MapPrior:
         rest = 1.0 - sum(w for _, w, _ in self.alternatives)
         return [("learned", rest, replace(self, alternatives=())), *self.alternatives]
 
+    def normal_fields(self) -> dict:
+        """The fields of the learned Normal component alone (what a saved prior stores and a
+        fit describes; the alternatives are attached on use)."""
+        return {k: v for k, v in vars(self).items() if k != "alternatives"}
+
     def with_correlation(self, rho: float) -> MapPrior:
         return replace(self, slope_correlation=rho)
 

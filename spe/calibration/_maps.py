@@ -208,7 +208,7 @@ class CalibrationFit:
         return {
             "model": title,
             "feature": self.features.describe(),
-            "prior": {k: v for k, v in vars(self.prior).items() if k != "alternatives"},
+            "prior": self.prior.normal_fields(),
             "prior_components": {name: {"prior": w, "posterior": after} for name, w, after in self.component_shares},
             "posterior_mean": {k: float(w @ v) for k, v in self.draws().items()},
             "inference": "prior draws (no labels)" if self.n_labeled == 0 else "importance sampling",
@@ -273,7 +273,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]
     components = prior.components()
-    fitted = [_component(x, y, part, features.n_slopes, rng) for _, _, part in components]
+    fitted = [_component(x, y, part, features.n_slopes) for _, _, part in components]
     log_post = np.log([w for _, w, _ in components]) + np.array([log_z for *_, log_z in fitted])
     share = np.exp(log_post - log_post.max())
     share /= share.sum()
@@ -282,7 +282,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
             for (_, _, part), fit, k, w in zip(components, fitted, counts, share) if k]
     u = np.concatenate([draws for _, (draws, _, _) in kept])
     weights = kept[0][1][1] if len(kept) == 1 else np.concatenate([w * part_w for w, (_, part_w, _) in kept])
-    khat = max(k for _, (_, _, k) in kept) if known.any() else float("nan")
+    khat = max(k for _, (_, _, k) in kept)  # NaN without labels: prior draws
     return CalibrationFit(
         features=features, prior=prior, c=u[:, 0], slopes=np.exp(u[:, 1:]), weights=weights,
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,

@@ -128,7 +128,7 @@ class ClassifierPrior:
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "version": 1, "source": self.source, "n_sets": dict(self.n_sets),
-                "meta": dict(self.meta), "maps": {k: _map_dict(v) for k, v in self.maps.items()},
+                "meta": dict(self.meta), "maps": {k: v.normal_fields() for k, v in self.maps.items()},
                 "mixture_weight": dict(self.mixture_weight), "weak_ranker": dict(self.weak_ranker)} | (
                     {"component_weights": {k: dict(w) for k, w in self.component_weights.items()}}
                     if self.component_weights else {})
@@ -161,11 +161,6 @@ class ClassifierPrior:
             return cls.from_dict(json.loads(Path(path).read_text()))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: not JSON ({exc})") from None
-
-
-def _map_dict(prior: MapPrior) -> dict:
-    """A stored map prior's fields (the other components are attached on use, not stored)."""
-    return {k: v for k, v in vars(prior).items() if k != "alternatives"}
 
 
 def _spline(prior: MapPrior) -> MapPrior:
