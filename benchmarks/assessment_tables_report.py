@@ -87,6 +87,7 @@ def differences(results, meta, key, spec):
              "negative: lower error):", "", "| file | N | " + " | ".join(f"{m} − {REFERENCE}" for m in CONTENDERS) + " |",
              "|---|---|" + "---|" * len(CONTENDERS)]
     tally = {m: [0, 0, 0] for m in CONTENDERS}  # no worse, worse by > 2 SE, cells
+    losses = {m: [] for m in CONTENDERS}
     for name in meta:
         runs = _runs(results, name, key)
         for b in runs[0][REFERENCE]:
@@ -98,9 +99,12 @@ def differences(results, meta, key, spec):
                 tally[m][1] += d.mean() > 2 * se
                 tally[m][2] += 1
                 cells.append(_pm(d.mean(), se, spec))
+                if d.mean() > 0:
+                    losses[m].append(f"{name} N={b} {_pm(d.mean(), se, spec.replace('{:', '{:+'))}")
             lines.append(f"| {name} | {b} | " + " | ".join(cells) + " |")
     verdict = "; ".join(f"{m} no worse than {REFERENCE} in {ok} of {n} cells, worse by more than two standard "
-                        f"errors in {bad}" for m, (ok, bad, n) in tally.items())
+                        f"errors in {bad}" + (f" (worse: {', '.join(losses[m])})" if losses[m] else "")
+                        for m, (ok, bad, n) in tally.items())
     return lines + ["", verdict + "."]
 
 
@@ -170,12 +174,18 @@ def t6_section(results, meta, methods=T6_METHODS, paper=True):
 T6_MORE = ("IPrior + TS", "SPE-0 + TS", "SPE-10 + TS")
 
 
+def _checked(stored):
+    c = stored.get("checked")
+    return "" if c is None else (f" Its first {c['runs']} runs, rerun at commit {c['commit']} ({c['date']}, "
+                                 "`--check-t6`), are bit-identical: the table holds for that code.")
+
+
 def t6_more_lines(stored):
     """Table 6 again on its own, longer run (``--only 6``): the score prior and the SPE priors."""
     return [f"#### Table 6 on {stored['runs']} runs (score and SPE priors only)", "",
             f"Run {stored['date']}, commit {stored['commit']}, `python -m benchmarks.assessment_tables --only 6 "
             f"--runs {stored['runs']}` ({stored['minutes']:.1f} min, {stored['jobs']} processes): the runs are "
-            "the table's own (other random streams than the full run's).", ""] + t6_section(
+            "the table's own (other random streams than the full run's)." + _checked(stored), ""] + t6_section(
                 stored["results"], stored["meta"], T6_MORE, paper=False)
 
 
@@ -207,6 +217,16 @@ def centre_table(results, meta):
     return lines
 
 
+def spe0_bin_table(meta):
+    """SPE-0's Beta per confidence bin against IPrior's (why SPE-0 loses ECE cells)."""
+    lines = ["| file | prior | strength (ECE-weighted) | abs(truth - centre) | rms z of the truth |",
+             "|---|---|---|---|---|"]
+    for name, info in meta.items():
+        for prior, v in info.get("spe0_bins", {}).items():
+            lines.append(f"| {name} | {prior} | {v['strength']:.2f} | {v['distance']:.3f} | {v['rms z']:.2f} |")
+    return lines if len(lines) > 2 else []
+
+
 def report(doc, results, meta, runs, minutes, jobs, commit, date, t6_more=None):
     t5_methods = BASIC + (T5_EXTRA,)
     parts = doc.split("\n\n")
@@ -217,6 +237,8 @@ def report(doc, results, meta, runs, minutes, jobs, commit, date, t6_more=None):
              "Files: " + "; ".join(f"{n}: {i['n']} items, {i['k']} classes, top-1 accuracy {i['acc']:.3f}, "
                                    f"ECE {i['ece']:.3f}" for n, i in meta.items()) + ".", "",
              " ".join(parts[5].split()), ""]
+    bins = spe0_bin_table(meta)
+    lines += bins + ([""] if bins else []) + [" ".join(parts[6].split()), ""]
     lines += centre_table(results, meta)
     lines += ["", "### Table 3: RMSE (points) of accuracy per predicted class", ""]
     lines += budget_table(results, meta, "t3", BASIC, lambda k: (2 * k, 5 * k, 10 * k), "{:.1f}", "t3")
