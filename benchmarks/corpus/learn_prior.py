@@ -100,6 +100,7 @@ def main(argv=None) -> None:
         for kind, p in prior.maps.items():
             print(f"  {kind:12s} n={prior.n_sets[kind]:4d}  c ~ N({p.c_mean:.2f}, {p.c_sd:.2f})  "
                   f"log slope ~ N({p.u_mean:.2f}, {p.u_sd:.2f}), correlation {p.slope_correlation:.2f}, "
+                  f"with c {p.intercept_correlation:.2f}, "
                   f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}, "
                   f"other components {prior.component_weights.get(kind, {})}")
         print(f"  weak ranker: {prior.weak_ranker}")

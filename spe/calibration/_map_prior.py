@@ -1,6 +1,7 @@
 """The calibration map's prior, and what the scores' shape says about it before any label.
 
-c ~ N(c_mean, c_sd) and the segments' log slopes u_j ~ N(u_mean + shift_j, u_sd), correlated.
+c ~ N(c_mean, c_sd) and the segments' log slopes u_j ~ N(u_mean + shift_j, u_sd), correlated
+with each other and with c.
 Learned across real classifiers (:mod:`spe.learned`), the slopes' means also depend on the
 shape of the scores: the spread of the map's feature and how far its two end segments reach
 beyond the outer knots. Real maps flatten where a classifier's scores run far out (naive
@@ -67,7 +68,8 @@ def shape_shifts(effects, shape: dict, n_slopes: int) -> np.ndarray:
 @dataclass(frozen=True)
 class MapPrior:
     """Normal priors: c ~ N(c_mean, c_sd), each log slope u_j ~ N(u_mean + shift_j, u_sd), the
-    log slopes correlated by ``slope_correlation``. ``segment_shifts`` (one per segment; empty:
+    log slopes correlated by ``slope_correlation`` and each with c by ``intercept_correlation``
+    (a steeper map sits lower or higher at the feature's origin). ``segment_shifts`` (one per segment; empty:
     none) let the segments' typical slopes differ (steeper at the top, say). ``shape_effects``
     ((term, effect, centre) triples, terms from :data:`SHAPE_TERMS`) move the log slopes'
     means with the shape of the scores (:meth:`given_shape`, which ``fit_calibration_map``
@@ -81,6 +83,8 @@ class MapPrior:
     >>> mean, cov = MapPrior(0.0, 1.5, 0.0, 1.0, slope_correlation=0.5).moments(2)
     >>> mean.tolist(), cov[1:, 1:].tolist()  # (c, u_1, u_2); the log slopes correlated by 1/2
     ([0.0, 0.0, 0.0], [[1.0, 0.5], [0.5, 1.0]])
+    >>> MapPrior(0.0, 1.0, 0.0, 1.0, intercept_correlation=-0.4).moments(1)[1].tolist()
+    [[1.0, -0.4], [-0.4, 1.0]]
     >>> tails = MapPrior(0.0, 1.5, 0.0, 1.0, shape_effects=(("top_tail", -1.0, 0.0),))
     >>> tails.given_shape({"top_tail": 1.0}, 2).moments(2)[0].tolist()  # a long top tail: a flatter top
     [0.0, 0.0, -1.0]
@@ -94,8 +98,11 @@ class MapPrior:
     segment_shifts: tuple = ()
     shape_effects: tuple = ()
     alternatives: tuple = ()
+    intercept_correlation: float = 0.0
 
     def __post_init__(self):
+        if not -1.0 < self.intercept_correlation < 1.0:
+            raise ValueError(f"intercept_correlation is a correlation in (-1, 1), got {self.intercept_correlation}")
         object.__setattr__(self, "segment_shifts", tuple(float(v) for v in self.segment_shifts))
         effects = tuple((str(t), float(e), float(c)) for t, e, c in self.shape_effects)
         unknown = sorted({t for t, _, _ in effects} - set(SHAPE_TERMS))
@@ -151,7 +158,15 @@ class MapPrior:
         cov = np.zeros((n_slopes + 1, n_slopes + 1))
         cov[0, 0] = self.c_sd**2
         cov[1:, 1:] = cov_u
+        cov[0, 1:] = cov[1:, 0] = self._intercept_correlation(n_slopes) * self.c_sd * self.u_sd
         return mean, cov
+
+    def _intercept_correlation(self, n_slopes: int) -> float:
+        # c's correlation with J equicorrelated slopes is valid while r^2 J / (1 + (J - 1) rho) < 1:
+        # a prior learned on four segments stays a covariance on maps with fewer or more of them.
+        rho = self.slope_correlation
+        bound = np.sqrt(max(1.0 + (n_slopes - 1) * rho, 0.0) / max(n_slopes, 1))
+        return float(np.clip(self.intercept_correlation, -0.99 * bound, 0.99 * bound))
 
 
 #: Prior of a probability score's map: centred on calibrated, temperatures 0.2-5 at 90%.

@@ -1,7 +1,8 @@
 """Calibration-form score models: Bayesian monotone maps from a score to P(y = 1).
 
 logit P(y = 1 | s) = c + sum_j exp(u_j) x_j(s); only the labels inform it. ``platt``: x = logit(s)
-(probabilities) or the standardised score; ``beta``: (log s, -log(1 - s)), or the score below and
+(probabilities) or the standardised score (origin at the score's own zero, a margin's decision
+boundary, when the scores straddle it; else at their median); ``beta``: (log s, -log(1 - s)), or the score below and
 above its median; ``spline``: Platt's x cut at its quartiles; ``calibrated``: Platt with a tight
 prior at "calibrated". Priors and posterior (Newton mode, Student-t IS, PSIS): the method, 2b.
 """
@@ -37,6 +38,10 @@ MAPS = ("platt", "beta", "spline")
 #: Platt's feature with a tight prior at "calibrated" (probability scores only).
 NEARLY_CALIBRATED = "calibrated"
 SPLINE_SEGMENTS = 4
+#: A score whose zero lies between these quantiles of all items' scores has its map's origin
+#: there: a margin's zero is its classifier's boundary, where P(y = 1) sits near 1/2 whatever
+#: the share of positives, while the median item of a rare class is a clear negative.
+ZERO_ORIGIN_QUANTILES = (0.01, 0.99)
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,8 @@ class Features:
         else:
             mean = np.average(s, weights=w)
             sd = float(np.sqrt(np.average((s - mean) ** 2, weights=w)))
-            base = cls(form, False, float(_weighted_quantiles(s, w, [0.5])[0]), sd or 1.0)
+            low, median, high = _weighted_quantiles(s, w, [ZERO_ORIGIN_QUANTILES[0], 0.5, ZERO_ORIGIN_QUANTILES[1]])
+            base = cls(form, False, 0.0 if low < 0.0 < high else float(median), sd or 1.0)
         if form != "spline":
             return base
         inside = (s > base.low) & (s < base.high) if probabilities else np.ones(s.size, bool)
@@ -173,6 +179,9 @@ class CalibrationFit:
     map_name: str = ""
     #: (name, prior, posterior probability) of each component of a mixture prior (empty: one).
     component_shares: tuple = ()
+    #: log p(labels | scores) under the prior (Laplace; 0 without labels): compares priors or
+    #: feature choices on the same labels.
+    log_evidence: float = 0.0
 
     @property
     def name(self) -> str:
@@ -288,6 +297,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         khat=float(khat), ess=float(1.0 / np.sum(weights**2)), n_labeled=int(known.sum()), map_name=map_name,
         component_shares=tuple((name, w, float(after)) for (name, w, _), after in zip(components, share))
         if len(components) > 1 else (),
+        log_evidence=float(np.logaddexp.reduce(log_post)),
     )
 
 

@@ -114,15 +114,16 @@ def _prepared(scores, labels, probabilities):
 
 def _unpack(eta, n_segments: int, terms=(), centres=()):
     """Hyperparameters from the optimiser's free vector: c's mean, the slopes' mean, two log
-    sds, the correlation's logit on (RHO_LOW, RHO_HIGH), n_segments - 1 segment shifts (the
-    last makes them sum to 0), then one effect per shape term (at its centre)."""
-    mu_c, mu_u, log_sd_c, log_sd_u, z = eta[:5]
+    sds, the slopes' correlation's logit on (RHO_LOW, RHO_HIGH), c's correlation with the
+    slopes (its arctanh), n_segments - 1 segment shifts (the last makes them sum to 0), then
+    one effect per shape term (at its centre)."""
+    mu_c, mu_u, log_sd_c, log_sd_u, z, z_c = eta[:6]
     rho = RHO_LOW + (RHO_HIGH - RHO_LOW) / (1.0 + np.exp(-z))
-    free = np.asarray(eta[5:5 + max(n_segments - 1, 0)], float)
+    free = np.asarray(eta[6:6 + max(n_segments - 1, 0)], float)
     shifts = tuple(np.r_[free, -free.sum()]) if n_segments > 1 else ()
     effects = tuple(zip(terms, eta[eta.size - len(terms):] if terms else (), centres))
     return MapPrior(float(mu_c), float(np.exp(log_sd_c)), float(mu_u), float(np.exp(log_sd_u)), float(rho), shifts,
-                    effects)
+                    effects, intercept_correlation=float(np.tanh(np.clip(z_c, -5.0, 5.0))))
 
 
 def _pack(prior: MapPrior, n_segments: int, terms=()) -> np.ndarray:
@@ -130,7 +131,8 @@ def _pack(prior: MapPrior, n_segments: int, terms=()) -> np.ndarray:
     shifts = prior.shifts_for(n_segments)
     effects = {t: e for t, e, _ in prior.shape_effects}
     return np.r_[prior.c_mean, prior.u_mean, np.log(prior.c_sd), np.log(prior.u_sd), np.log(share / (1 - share)),
-                 shifts[:-1] if n_segments > 1 else [], [effects.get(t, 0.0) for t in terms]]
+                 np.arctanh(prior.intercept_correlation), shifts[:-1] if n_segments > 1 else [],
+                 [effects.get(t, 0.0) for t in terms]]
 
 
 def log_evidence(prior: MapPrior, h: np.ndarray, info: np.ndarray, offsets=None) -> np.ndarray:
@@ -198,7 +200,7 @@ def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
     summaries : list of (h, P)
         Each set's :func:`set_summary` without its kind.
     base : spe.calibration.MapPrior
-        Centre of the weak hyperprior (sd 1 on the means, the log sds, the correlation's
+        Centre of the weak hyperprior (sd 1 on the means, the log sds, the correlations'
         logit and the shape effects).
     shapes : list of dict, optional
         Each set's :func:`spe.calibration.score_shape` (None: no shape effects).
@@ -245,8 +247,14 @@ def fit_hyperprior(summaries, base: MapPrior, shapes=None) -> MapPrior:
             total += float(log_evidence(prior, h, p, offsets).sum())
         return -(total - 0.5 * np.sum((eta - eta0) ** 2) / HYPER_SD**2)
 
-    best = optimize.minimize(objective, eta0, method="L-BFGS-B")
+    best = optimize.minimize(objective, eta0, method="L-BFGS-B", bounds=_BOUNDS[:6] + [(-10.0, 10.0)] * (eta0.size - 6))
     return _unpack(best.x, n_segments, terms, centres)
+
+
+#: Where the optimiser may look (c's mean, the slopes' mean, two log sds, two correlations'
+#: transforms): a few sets of separable classes have evidence that grows without bound as a
+#: sd runs to 0 or to infinity, and the covariance must stay invertible.
+_BOUNDS = [(-20.0, 20.0), (-10.0, 10.0), (-6.0, 4.0), (-6.0, 4.0), (-10.0, 10.0), (-5.0, 5.0)]
 
 
 def fit_component_weights(summaries, learned: MapPrior, alternatives: dict, shapes=None) -> dict:

@@ -382,3 +382,36 @@ def test_the_no_label_note_appears_only_where_auto_left_the_mixture_out():
     assert "mixture" not in spe.fit(p, None, seed=0, n_draws=200, model="spline").errors  # asked for
     leaves = np.round(p * 4) / 4  # five values: "auto" never fits the mixture here
     assert "mixture" not in spe.fit(leaves, None, seed=0, n_draws=200).errors
+
+
+def test_a_margin_map_has_its_origin_at_the_decision_boundary_when_the_scores_straddle_it():
+    rng = np.random.default_rng(0)
+    margins = np.r_[rng.normal(-2.0, 1.0, 900), rng.normal(1.5, 0.5, 100)]  # 10% positives, boundary 0
+    features = Features.for_scores("spline", margins, False)
+    assert features.center == 0.0 and features.scale == pytest.approx(margins.std())
+    assert np.allclose(features.knots, np.quantile(margins, [0.25, 0.5, 0.75]) / margins.std())
+    assert features(np.array([0.0])).tolist() == [[0.0] * 4]  # c is the log odds at the boundary
+    shifted = Features.for_scores("spline", margins + 10.0, False)  # a score whose zero means nothing
+    assert shifted.center == pytest.approx(np.median(margins + 10.0))
+    assert Features.for_scores("platt", margins - 3.5, False).center == pytest.approx(np.median(margins - 3.5))
+
+
+def test_the_fit_reports_the_labels_evidence_under_its_prior():
+    """Laplace's log p(labels) against a grid integral over (c, u) of Platt's map."""
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=300)
+    y = np.where(np.arange(300) < 120, (rng.random(300) < special.expit(-0.5 + 1.5 * s)).astype(float), np.nan)
+    prior = spe.calibration.MapPrior(0.0, 1.0, 0.0, 1.0)
+    fit = fit_calibration_map("platt", s, y, prior=prior, probabilities=False, n_draws=100,
+                              rng=np.random.default_rng(0))
+    x = Features.for_scores("platt", s, False)(s[:120])[:, 0]
+    grid = np.linspace(-4, 4, 401)
+    c, u = np.meshgrid(grid, grid, indexing="ij")
+    eta = c[..., None] + np.exp(u)[..., None] * x
+    log_joint = (np.sum(y[:120] * eta - np.logaddexp(0, eta), axis=-1)
+                 + stats.norm.logpdf(c) + stats.norm.logpdf(u))
+    numeric = np.log(np.sum(np.exp(log_joint - log_joint.max())) * (grid[1] - grid[0]) ** 2) + log_joint.max()
+    assert fit.log_evidence == pytest.approx(numeric, abs=0.05)
+    no_labels = fit_calibration_map("platt", s, np.full(300, np.nan), prior=prior, probabilities=False, n_draws=100,
+                                    rng=np.random.default_rng(0))
+    assert no_labels.log_evidence == 0.0

@@ -3,7 +3,7 @@ the shipped prior, and spe.fit's use of it."""
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 import spe
 from spe.calibration import MapPrior
@@ -18,14 +18,18 @@ from spe.learned import (
 )
 
 
-def margin_sets(n_sets, n_items, seed, c=(-1.0, 0.5), u=(1.0, 0.3), labeled=None):
-    """Sets whose labels follow logit P = c + exp(u) * standardised score, (c, u) drawn per set."""
+def margin_sets(n_sets, n_items, seed, c=(-1.0, 0.5), u=(1.0, 0.3), labeled=None, correlation=0.0):
+    """Sets whose labels follow logit P = c + exp(u) * standardised score, (c, u) drawn per set
+    (correlated by ``correlation``)."""
     rng = np.random.default_rng(seed)
     sets = []
     for _ in range(n_sets):
         s = rng.normal(size=n_items)
         z = (s - np.median(s)) / s.std()
-        y = (rng.random(n_items) < special.expit(rng.normal(*c) + np.exp(rng.normal(*u)) * z)).astype(float)
+        uniform = rng.random(n_items)
+        z_c, z_u = rng.standard_normal(), rng.standard_normal()
+        c_set, u_set = c[0] + c[1] * z_c, u[0] + u[1] * (correlation * z_c + np.sqrt(1 - correlation**2) * z_u)
+        y = (uniform < special.expit(c_set + np.exp(u_set) * z)).astype(float)
         if labeled is not None:
             y[rng.choice(n_items, n_items - labeled, replace=False)] = np.nan
         sets.append((s, y))
@@ -43,6 +47,35 @@ def test_log_evidence_is_the_integral_of_prior_times_likelihood():
     log_lik = theta @ h - 0.5 * np.einsum("...i,ij,...j->...", theta, info, theta)
     numeric = np.log(np.sum(np.exp(log_prior + log_lik)) * (grid[1] - grid[0]) ** 2)
     assert log_evidence(prior, h[None], info[None])[0] == pytest.approx(numeric, abs=1e-6)
+
+
+def test_the_evidence_integrates_a_prior_whose_intercept_moves_with_the_slope():
+    prior = MapPrior(-0.5, 0.8, 0.3, 0.6, intercept_correlation=-0.6)
+    h, info = np.array([1.2, -0.4]), np.array([[2.0, 0.3], [0.3, 0.5]])
+    grid = np.linspace(-8, 8, 801)
+    theta = np.stack(np.meshgrid(grid, grid, indexing="ij"), -1)
+    log_prior = stats.multivariate_normal([-0.5, 0.3], [[0.64, -0.6 * 0.48], [-0.6 * 0.48, 0.36]]).logpdf(theta)
+    log_lik = theta @ h - 0.5 * np.einsum("...i,ij,...j->...", theta, info, theta)
+    numeric = np.log(np.sum(np.exp(log_prior + log_lik)) * (grid[1] - grid[0]) ** 2)
+    assert log_evidence(prior, h[None], info[None])[0] == pytest.approx(numeric, abs=1e-6)
+
+
+def test_the_intercept_correlation_stays_a_covariance_for_any_number_of_segments():
+    prior = MapPrior(0.0, 1.0, 0.0, 1.0, slope_correlation=0.0, intercept_correlation=-0.9)
+    for n_slopes in (1, 2, 4, 8):
+        assert np.linalg.eigvalsh(prior.moments(n_slopes)[1]).min() > 0
+    with pytest.raises(ValueError, match="intercept_correlation"):
+        MapPrior(0.0, 1.0, 0.0, 1.0, intercept_correlation=1.0)
+
+
+@pytest.mark.statistical
+def test_a_planted_intercept_slope_correlation_is_recovered():
+    """Steeper maps sit lower at the median in these sets: the learned prior says so, and
+    sets without the link learn none."""
+    linked = learn_prior(margin_sets(80, 400, seed=2, c=(-1.0, 0.8), u=(1.0, 0.4), correlation=-0.8), base=WIDE)
+    unlinked = learn_prior(margin_sets(80, 400, seed=3, c=(-1.0, 0.8), u=(1.0, 0.4)), base=WIDE)
+    assert linked.map_prior("margin").intercept_correlation < -0.4
+    assert abs(unlinked.map_prior("margin").intercept_correlation) < 0.3
 
 
 @pytest.mark.statistical
