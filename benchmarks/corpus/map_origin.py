@@ -29,6 +29,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -135,9 +136,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=int, default=20)
     ap.add_argument("--budgets", type=int, nargs="+", default=[10, 30])
+    ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
-    sets = margin_sets(CACHE)
+    sets = margin_sets(args.cache)
     digits = digits_case()
     with median_origin():
         before = run_rule(sets, digits, args.budgets, args.draws)

@@ -29,12 +29,12 @@ from .tables import groups, summarise
 #: beside the current one; spe 0.2's hand-set prior is "wide"; ``folds_wc`` adds the opt-in
 #: "calibrated" component (``learn_prior --folds 5 --components wide calibrated``), dev only.
 RUNS = (("dev", "wide", "dev, spe 0.2's prior"),
-        ("dev", "folds_shape", "dev, learned, before the robust component (fold)"),
-        ("dev", "folds", "dev, learned + robust component (fold)"),
+        ("dev", "folds", "dev, learned, margins' origin at the median (fold)"),
         ("dev", "folds_wc", "dev, + 'calibrated' component (fold; not shipped)"),
+        ("dev", "folds_zo", "dev, learned, margins' origin at the boundary (fold)"),
         ("heldout", "wide", "held-out, spe 0.2's prior"),
-        ("heldout", "default_shape", "held-out, learned, before the robust component"),
-        ("heldout", "default", "held-out, learned + robust component"))
+        ("heldout", "default", "held-out, learned, margins' origin at the median"),
+        ("heldout", "default_zo", "held-out, learned, margins' origin at the boundary"))
 #: True-AUROC bins of the coverage-by-truth table: where intervals miss, by how well the classifier ranks.
 AUROC_BINS = (0.0, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 MARKERS = ("<!-- corpus:start -->", "<!-- corpus:end -->")
@@ -167,10 +167,13 @@ def section(runs: dict) -> str:
             + ". Commands: `python -m benchmarks.corpus.evaluate --half dev --prior wide`, "
               "`--half dev --prior benchmarks/corpus/cache/folds`, `--half heldout` (and `--prior wide`), "
               "then `python -m benchmarks.corpus.report`. The held-out half was run once per prior, after every "
-              "choice was made on the development half. Runs \"before the robust component\" used the previous "
-              "learned prior (maps, weak ranker and the scores' shape, docs/method.md 2e-2f); the shipped prior "
-              "also mixes in spe 0.2's wide prior with a small learned share (2e, \"Classifiers unlike the "
-              "corpus\"). A run missing below has not been made yet.\n")
+              "choice was made on the development half. The learned runs use the prior of docs/method.md 2e-2f "
+              "(maps with the scores' shape, the weak ranker, spe 0.2's wide prior mixed in with a small learned "
+              "share); \"origin at the median\" is the previous shipped prior (a margin map's intercept at the "
+              "median score), \"at the boundary\" the shipped one (at the margin's zero when the scores straddle "
+              "it, and c correlated with the slopes; 2b, `benchmarks.corpus.map_origin`; the dev run's fold priors "
+              "from `learn_prior --folds 5 --out benchmarks/corpus/cache/folds_zo`, the held-out run's rows in "
+              "`eval_heldout_default_zo.jsonl`). A run missing below has not been made yet.\n")
     return (head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
             + timings())
 
