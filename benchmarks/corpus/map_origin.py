@@ -35,7 +35,8 @@ import numpy as np  # noqa: E402
 
 import spe  # noqa: E402
 from spe.calibration import Features, fit_calibration_map  # noqa: E402
-from spe.learned import WIDE, default_prior, score_kind  # noqa: E402
+from spe.learned import WIDE, default_prior  # noqa: E402
+from spe.scores import looks_like_probabilities  # noqa: E402
 
 from ..harness.metrics import covers, exact_ap, exact_auc  # noqa: E402
 from ..harness.report import RESULTS_MD, run_stamp, with_block  # noqa: E402
@@ -56,9 +57,8 @@ def median_origin():
         if probabilities or f.center != 0.0:
             return f
         s = np.asarray(scores, float)
-        w = np.ones(s.size) if weights is None else np.asarray(weights, float)
-        order = np.argsort(s, kind="stable")
-        median = float(s[order][np.searchsorted(np.cumsum(w[order]), 0.5 * w.sum())])
+        # the median the features took before: np.quantile's rule over items (weights are counts)
+        median = float(np.median(s if weights is None else np.repeat(s, np.asarray(weights).astype(int))))
         shift = median / f.scale
         return cls(f.form, False, median, f.scale, tuple(k - shift for k in f.knots), f.low, f.high)
 
@@ -74,7 +74,7 @@ def margin_sets(cache):
     out = []
     for scores, labels in labeled_sets(cache, dev_rows(cache)):
         s = np.asarray(scores, float)
-        if not (np.all(s >= 0) and np.all(s <= 1)) and score_kind(s, False) == "margin":
+        if not looks_like_probabilities(s):
             out.append((s, np.asarray(labels, float)))
     return out
 

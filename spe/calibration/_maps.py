@@ -2,8 +2,8 @@
 
 logit P(y = 1 | s) = c + sum_j exp(u_j) x_j(s); only the labels inform it. ``platt``: x = logit(s)
 (probabilities) or the standardised score (origin at the score's own zero, a margin's decision
-boundary, when the scores straddle it; else at their median); ``beta``: (log s, -log(1 - s)), or the score below and
-above its median; ``spline``: Platt's x cut at its quartiles; ``calibrated``: Platt with a tight
+boundary, when the scores straddle it; else at their median); ``beta``: (log s, -log(1 - s)), or
+the standardised score below and above its origin; ``spline``: Platt's x cut at its quartiles; ``calibrated``: Platt with a tight
 prior at "calibrated". Priors and posterior (Newton mode, Student-t IS, PSIS): the method, 2b.
 """
 

@@ -36,25 +36,13 @@ def margin_sets(n_sets, n_items, seed, c=(-1.0, 0.5), u=(1.0, 0.3), labeled=None
     return sets
 
 
-def test_log_evidence_is_the_integral_of_prior_times_likelihood():
-    prior = MapPrior(-0.5, 0.8, 0.3, 0.6)
-    h, info = np.array([1.2, -0.4]), np.array([[2.0, 0.3], [0.3, 0.5]])
-    grid = np.linspace(-8, 8, 801)
-    c, u = np.meshgrid(grid, grid, indexing="ij")
-    theta = np.stack([c, u], -1)
-    log_prior = (-0.5 * ((c + 0.5) / 0.8) ** 2 - 0.5 * ((u - 0.3) / 0.6) ** 2
-                 - np.log(2 * np.pi * 0.8 * 0.6))
-    log_lik = theta @ h - 0.5 * np.einsum("...i,ij,...j->...", theta, info, theta)
-    numeric = np.log(np.sum(np.exp(log_prior + log_lik)) * (grid[1] - grid[0]) ** 2)
-    assert log_evidence(prior, h[None], info[None])[0] == pytest.approx(numeric, abs=1e-6)
-
-
-def test_the_evidence_integrates_a_prior_whose_intercept_moves_with_the_slope():
-    prior = MapPrior(-0.5, 0.8, 0.3, 0.6, intercept_correlation=-0.6)
+@pytest.mark.parametrize("r", [0.0, -0.6])  # c independent of the slope, or moving with it
+def test_log_evidence_is_the_integral_of_prior_times_likelihood(r):
+    prior = MapPrior(-0.5, 0.8, 0.3, 0.6, intercept_correlation=r)
     h, info = np.array([1.2, -0.4]), np.array([[2.0, 0.3], [0.3, 0.5]])
     grid = np.linspace(-8, 8, 801)
     theta = np.stack(np.meshgrid(grid, grid, indexing="ij"), -1)
-    log_prior = stats.multivariate_normal([-0.5, 0.3], [[0.64, -0.6 * 0.48], [-0.6 * 0.48, 0.36]]).logpdf(theta)
+    log_prior = stats.multivariate_normal([-0.5, 0.3], [[0.64, r * 0.48], [r * 0.48, 0.36]]).logpdf(theta)
     log_lik = theta @ h - 0.5 * np.einsum("...i,ij,...j->...", theta, info, theta)
     numeric = np.log(np.sum(np.exp(log_prior + log_lik)) * (grid[1] - grid[0]) ** 2)
     assert log_evidence(prior, h[None], info[None])[0] == pytest.approx(numeric, abs=1e-6)
