@@ -101,7 +101,11 @@ def test_prob_positive_is_the_shared_posterior_the_label_draws_come_from(many):
     np.testing.assert_array_equal(p[:40], y[:40])
     freq = res.label_draws.mean(axis=0)
     m = res.label_draws.shape[0]
-    var = (p * (1 - p))[40:] / m
+    # One label draw per pooled draw d, y ~ Bernoulli(P_d): the frequency's variance is
+    # sum_d P_d (1 - P_d) / m^2, below p (1 - p) / m by the spread of P_d across draws.
+    assert np.allclose(res.label_model.weights, 1.0 / m)
+    per_draw = res.label_model.prob_positive(np.arange(y.size))[:, 40:]
+    var = (per_draw * (1 - per_draw)).sum(axis=0) / m**2
     total = np.sum((freq - p)[40:]) / np.sqrt(var.sum())
     uncertain = var > 0.01 / m
     z2 = (freq - p)[40:][uncertain] ** 2 / var[uncertain]
