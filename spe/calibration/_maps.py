@@ -69,8 +69,8 @@ class Features:
         else:
             mean = np.average(s, weights=w)
             sd = float(np.sqrt(np.average((s - mean) ** 2, weights=w)))
-            low, median, high = _weighted_quantiles(s, w, [ZERO_ORIGIN_QUANTILES[0], 0.5, ZERO_ORIGIN_QUANTILES[1]])
-            base = cls(form, False, 0.0 if low < 0.0 < high else float(median), sd or 1.0)
+            origin = 0.0 if straddles_zero(s, w) else float(_weighted_quantiles(s, w, [0.5])[0])
+            base = cls(form, False, origin, sd or 1.0)
         if form != "spline":
             return base
         inside = (s > base.low) & (s < base.high) if probabilities else np.ones(s.size, bool)
@@ -117,6 +117,22 @@ class Features:
         if self.form == "spline":
             return f"{base}, split at {', '.join(f'{k:.3g}' for k in self.knots)}"
         return "log s and -log(1 - s)" if self.probabilities else f"{base}, below and above 0"
+
+
+def straddles_zero(scores, weights=None) -> bool:
+    """Whether 0 lies strictly between the scores' :data:`ZERO_ORIGIN_QUANTILES` (``weights``:
+    items per score): a margin whose zero can be its classifier's decision boundary.
+
+    Examples
+    --------
+    >>> from spe.calibration import straddles_zero
+    >>> straddles_zero([-2.0, -0.5, 0.3, 1.8]), straddles_zero([3.0, 4.5, 6.0])
+    (True, False)
+    """
+    s = np.asarray(scores, float)
+    w = np.ones(s.size) if weights is None else np.asarray(weights, float)
+    low, high = _weighted_quantiles(s, w, list(ZERO_ORIGIN_QUANTILES))
+    return bool(low < 0.0 < high)
 
 
 def _weighted_quantiles(x, w, q) -> np.ndarray:

@@ -9,7 +9,7 @@ prior=...)`` takes any of them; the score kind (:func:`score_kind`) picks the pa
 applies.
 """
 
-from ._kinds import FEW_VALUES, KINDS, SATURATED_SHARE, score_kind
+from ._kinds import FEW_VALUES, KINDS, PROBABILITY_KINDS, SATURATED_SHARE, score_kind
 from ._learn import (
            fit_component_weights,
            fit_hyperprior,
@@ -19,5 +19,5 @@ from ._learn import (
 )
 from ._prior import COMPONENTS, WIDE, ClassifierPrior, component_prior, default_prior
 
-__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "WIDE", "KINDS", "COMPONENTS", "component_prior", "score_kind",
-           "fit_hyperprior", "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]
+__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "WIDE", "KINDS", "PROBABILITY_KINDS", "COMPONENTS",
+           "component_prior", "score_kind", "fit_hyperprior", "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]

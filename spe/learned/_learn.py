@@ -32,7 +32,7 @@ from ..scores import (
     build_score_data,
     looks_like_probabilities,
 )
-from ._kinds import KINDS, score_kind
+from ._kinds import KINDS, PROBABILITY_KINDS, score_kind
 from ._prior import COMPONENTS, ClassifierPrior, component_prior
 from ._weak import learn_weak_ranker, set_aurocs
 
@@ -373,7 +373,7 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     n_sets = {k: len(per_kind[k]) for k in KINDS}
     weights = {k: fit_component_weights([(h, p) for h, p, _ in per_kind[k]], maps[k],
                                         {name: component_prior(name, k) for name in components
-                                         if name != "calibrated" or k != "margin"},
+                                         if name != "calibrated" or k in PROBABILITY_KINDS},
                                         [s for _, _, s in per_kind[k]])
                if n_sets[k] >= MIN_SETS_FOR_SHIFTS else dict(base.component_weights.get(k, {})) for k in KINDS}
     source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"

@@ -25,7 +25,7 @@ from ..calibration import (
     MapPrior,
     WeakRankerPrior,
 )
-from ._kinds import KINDS
+from ._kinds import KINDS, PROBABILITY_KINDS
 from ._weak import as_prior
 
 FORMAT = "spe.ClassifierPrior"
@@ -139,6 +139,8 @@ class ClassifierPrior:
             raise ValueError(f"not a saved ClassifierPrior (expected format {FORMAT!r})")
         try:
             maps = {k: MapPrior(**v) for k, v in d["maps"].items()}
+            # A prior saved before a kind existed (spe 0.3's "score") keeps the hand-set prior there.
+            maps |= {k: WIDE.maps[k] for k in KINDS if k not in maps}
             return cls(maps, str(d["source"]), dict(d.get("n_sets", {})), dict(d.get("meta", {})),
                        {k: float(v) for k, v in d.get("mixture_weight", {}).items()},
                        {k: float(v) for k, v in d.get("weak_ranker", {}).items()},
@@ -171,7 +173,7 @@ def _spline(prior: MapPrior) -> MapPrior:
 #: miscalibration seen in practice, other scores weak (docs/method.md 2b).
 WIDE = ClassifierPrior(
     maps={"probability": _spline(CALIBRATED_PRIOR), "saturated": _spline(CALIBRATED_PRIOR),
-          "few-values": _spline(CALIBRATED_PRIOR), "margin": _spline(WEAK_PRIOR)},
+          "few-values": _spline(CALIBRATED_PRIOR), "margin": _spline(WEAK_PRIOR), "score": _spline(WEAK_PRIOR)},
     source="hand-set (spe 0.2): centred on 'calibrated' for probabilities, weak for other scores",
 )
 
@@ -191,7 +193,7 @@ def component_prior(name: str, kind: str) -> MapPrior:
     """
     if name == "wide":
         return WIDE.maps[kind]
-    if name == "calibrated" and kind != "margin":
+    if name == "calibrated" and kind in PROBABILITY_KINDS:
         return CALIBRATED_COMPONENT
     raise ValueError(f"no map prior component {name!r} for {kind!r} scores; components: wide (every kind), "
                      "calibrated (probabilities)")

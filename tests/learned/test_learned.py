@@ -90,6 +90,19 @@ def test_kinds_are_read_off_the_scores():
     assert score_kind(np.where(p < 0.5, 0.0, p), True) == "saturated"
     assert score_kind(np.round(p, 1), True) == "few-values"
     assert score_kind(rng.normal(size=1000), False) == "margin"
+    assert score_kind(rng.normal(size=1000) + 5.0, False) == "score"  # its zero is no boundary
+    # Group representatives: the weights decide where the 1% and 99% quantiles fall.
+    assert score_kind([-1.0, 2.0, 3.0], False, weights=[1, 500, 500]) == "score"
+    assert score_kind([-1.0, 2.0, 3.0], False, weights=[100, 500, 500]) == "margin"
+
+
+def test_a_prior_saved_before_the_score_kind_keeps_the_hand_set_prior_there():
+    old = default_prior().to_dict()
+    old["maps"].pop("score")
+    old["n_sets"].pop("score", None)
+    back = ClassifierPrior.from_dict(old)
+    assert back.maps["score"] == WIDE.maps["score"] and back.maps["margin"] == default_prior().maps["margin"]
+    assert "hand-set" in back.describe("score")
 
 
 def test_the_shipped_prior_covers_every_kind():
@@ -140,3 +153,13 @@ def test_learn_prior_takes_results_and_refuses_sets_without_both_classes():
         learn_prior([(scores, np.zeros(scores.size))], base=WIDE)
     with pytest.raises(TypeError, match="pairs or results"):
         learn_prior([scores], base=WIDE)
+
+
+def test_a_fit_takes_the_prior_of_its_scores_kind():
+    """A margin's zero is its boundary; a score that never crosses zero has no boundary there."""
+    rng = np.random.default_rng(4)
+    y = (rng.random(400) < 0.2).astype(float)
+    margins = rng.normal(2.0 * y - 1.5, 1.0)
+    labels = np.where(np.arange(400) < 10, y, np.nan)
+    assert "'margin' scores" in spe.fit(margins, labels, seed=0, n_draws=200).prior_note
+    assert "'score' scores" in spe.fit(margins + 10.0, labels, seed=0, n_draws=200).prior_note
