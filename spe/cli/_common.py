@@ -124,6 +124,24 @@ def columns(value):
     return [c.strip() for c in value.split(",") if c.strip()]
 
 
+def read_cost(path):
+    """(classes, K x K cost matrix, true x predicted) from a CSV whose header names the
+    predicted classes after a first cell, and whose rows start with the true class."""
+    table = read_table(path)
+    first, *predicted = table.columns  # not `columns`: that is this module's column-list parser
+    rows = [c.strip() for c in table.column(first)]
+    if sorted(rows) != sorted(predicted) or len(set(rows)) != len(rows):
+        raise ValueError(f"--cost {path}: the rows' true classes {rows[:8]} and the header's predicted classes "
+                         f"{predicted[:8]} must be the same classes, each once")
+    try:
+        cost = np.array([table.column(c) for c in rows], dtype=float).T
+    except ValueError:
+        cost = np.array(np.nan)
+    if not np.all(np.isfinite(cost)):
+        raise ValueError(f"--cost {path}: every cost must be a finite number")
+    return rows, cost
+
+
 def write_json(out: Path, name: str, data) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / name

@@ -16,7 +16,7 @@ from .._fit import fit
 from ..assessment import (STRATEGIES, Assessor, Identification, bin_groups, class_groups, encode_groups,  # a StateError is a ValueError
                           spe_informed_prior)
 from ..scores import MISSING_TOKENS, parse_label, parse_scores, read_table
-from ._common import DefaultsShown
+from ._common import DefaultsShown, read_cost
 
 YES_NO_SHORT = {"y": "yes", "n": "no"}
 #: What the next item is chosen for: per-group accuracy (the assessor's Thompson sampling),
@@ -78,23 +78,27 @@ def _existing_labels(table, args, parse):
     return out
 
 
-def _fitted(scores, answers, seed):
-    """spe.fit on the binary answers so far ("1" = positive)."""
-    labels = np.full(scores.size, np.nan)
-    for i, answer in answers.items():
-        labels[int(i)] = 1.0 if answer == "1" else 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the fit's notes would interrupt every prompt
-        return fit(scores, labels, seed=seed, progress=False)
+def _fitted(scores, answers, seed, cache=None):
+    """spe.fit on the binary answers so far ("1" = positive); ``cache``: a dict keeping the
+    last fit, given back while the answers are unchanged (spe.fit is deterministic)."""
+    cache, key = {} if cache is None else cache, (seed, sorted((int(i), a) for i, a in answers.items()))
+    if cache.get("key") != key:
+        labels = np.full(scores.size, np.nan)
+        for i, answer in answers.items():
+            labels[int(i)] = 1.0 if answer == "1" else 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fit's notes would interrupt every prompt
+            cache.update(key=key, fit=fit(scores, labels, seed=seed, progress=False))
+    return cache["fit"]
 
 
-def _suggested(scores, answers, goal, seed, threshold=None) -> np.ndarray:
+def _suggested(scores, answers, goal, seed, threshold=None, cache=None) -> np.ndarray:
     """The next item for ``goal`` ("pr", "ap", or "threshold": precision and recall at
     ``threshold``): fit spe on the answers so far and ask
     :meth:`~spe.report.SPEResult.suggest_labels` (empty when everything is labeled)."""
     if len(answers) >= scores.size:
         return np.empty(0, dtype=int)
-    res = _fitted(scores, answers, seed)
+    res = _fitted(scores, answers, seed, cache)
     if goal == "threshold":
         return res.suggest_labels(1, target="threshold", threshold=threshold)
     return res.suggest_labels(1, target=goal)
@@ -118,24 +122,6 @@ def _prior_choice(args, predicted) -> str:
     if choice == "spe" and not binary:
         raise ValueError("--prior spe needs binary labels (--threshold, or 1/0 predictions), not class names")
     return "spe" if choice == "auto" and binary else ("uniform" if choice == "auto" else choice)
-
-
-def read_cost(path):
-    """(classes, K x K cost matrix, true x predicted) from a CSV whose header names the
-    predicted classes after a first cell, and whose rows start with the true class."""
-    table = read_table(path)
-    first, *columns = table.columns
-    rows = [c.strip() for c in table.column(first)]
-    if sorted(rows) != sorted(columns) or len(set(rows)) != len(rows):
-        raise ValueError(f"--cost {path}: the rows' true classes {rows[:8]} and the header's predicted classes "
-                         f"{columns[:8]} must be the same classes, each once")
-    try:
-        cost = np.array([table.column(c) for c in rows], dtype=float).T
-    except ValueError:
-        cost = np.array(np.nan)
-    if not np.all(np.isfinite(cost)):
-        raise ValueError(f"--cost {path}: every cost must be a finite number")
-    return rows, cost
 
 
 def _confidence(args, table, scores, predicted):
@@ -297,7 +283,7 @@ def _print_cost(args, assessor):
         f"{got['classes'][cols[g]]} (P(among them) {ident.prob_top[g]:.2f})" for g in ident.top))
 
 
-def _print_results(args, assessor, state, names, scores, goal):
+def _print_results(args, assessor, state, names, scores, goal, cache=None):
     acc = assessor.accuracy()
     print(f"{len(assessor.labels)} answers saved in {state}; accuracy per group (posterior mean [90%]):")
     for g, name in enumerate(names):
@@ -307,7 +293,7 @@ def _print_results(args, assessor, state, names, scores, goal):
         _print_estimand(args, assessor, names, goal)
         return
     if goal != "accuracy":
-        res = _fitted(scores, assessor.labels, args.seed)
+        res = _fitted(scores, assessor.labels, args.seed, cache)
         ap = res.average_precision()
         print(f"average precision of the scores (spe.fit): {ap.value:.3f} [{ap.lower:.3f}, {ap.upper:.3f}]")
         if goal == "threshold":
@@ -329,7 +315,7 @@ def run(args, ask=input):
     if _prior_choice(args, predicted) == "spe" and goal in ESTIMAND_STRATEGY and goal not in CLASS_GOALS:
         _spe_prior(assessor, scores, predicted, args.seed)
     assessor.save(state)
-    asked = 0
+    asked, last_fit = 0, {}  # last_fit: quitting after a suggestion reuses its fit for the results
     queue = []  # TOP_GOALS: one item from each of the --top groups drawn (multiple-play TS)
     while args.max is None or asked < args.max:
         if goal in ESTIMAND_STRATEGY:
@@ -337,7 +323,7 @@ def run(args, ask=input):
                 assessor.next_items(getattr(args, "top", 1) if goal in TOP_GOALS else 1))
             nxt = np.array(queue[:1], dtype=np.int64)
         else:
-            nxt = _suggested(scores, assessor.labels, goal, args.seed, args.threshold)
+            nxt = _suggested(scores, assessor.labels, goal, args.seed, args.threshold, last_fit)
         if nxt.size == 0:
             print("every item is labeled")
             break
@@ -349,7 +335,7 @@ def run(args, ask=input):
         assessor.update(i, label)
         assessor.save(state)
         asked += 1
-    _print_results(args, assessor, state, names, scores, goal)
+    _print_results(args, assessor, state, names, scores, goal, last_fit)
 
 def add_parser(sub):
     p = sub.add_parser("label", help="label items one by one, chosen actively; resumable",

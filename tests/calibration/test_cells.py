@@ -56,6 +56,7 @@ def test_auto_fits_hard_predictions_with_the_per_value_model():
     assert np.array_equal(again.average_precision().draws, res.average_precision().draws)
 
 
+@pytest.mark.statistical
 def test_hard_prediction_intervals_cover_over_seeds():
     """90% intervals of precision, recall and accuracy on the fitted items, 40 labels."""
     hits, n_seeds = np.zeros(3), 40

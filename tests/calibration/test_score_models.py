@@ -46,6 +46,7 @@ def test_calibration_map_gradient_and_hessian_match_finite_differences(kind):
     np.testing.assert_allclose(hess, fd_hess, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.statistical
 def test_calibration_map_posterior_is_calibrated_sbc():
     """Parameters drawn from the prior, labels from the map: posterior CDFs are uniform."""
     rng = np.random.default_rng(1)
@@ -104,6 +105,7 @@ def test_exact_zeros_and_ones_sit_half_way_to_the_nearest_other_score():
     assert "exact 0s at 0.05" in feats.describe()
 
 
+@pytest.mark.statistical
 def test_a_calibrated_tree_gets_honest_auroc_intervals():
     """A tree whose leaves are calibrated and whose pure leaves (exact 0 and 1) hold 2% and
     98% positives, i.e. "below 0.05" and "above 0.95" as rounding reads them: 90% AUROC

@@ -55,6 +55,7 @@ def test_one_labeled_positive_cannot_confirm_a_model_and_the_summary_says_so():
     assert "rests on 1 labeled item(s) of the rarer class" in text
 
 
+@pytest.mark.statistical
 def test_check_p_values_are_not_small_when_the_model_is_right():
     # labels drawn from calibrated probabilities; the Platt map's check must rarely fire
     small = []
