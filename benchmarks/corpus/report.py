@@ -172,8 +172,9 @@ def section(runs: dict) -> str:
               "kinds\" is the previous shipped prior (scores that are not probabilities all took the margin prior); "
               "\"+ 'score' kind\" the shipped one (scores that do not straddle 0 have their own prior, learned from "
               "the margin sets shifted off 0; 2e). Fold priors: `learn_prior --folds 5 --out "
-              "benchmarks/corpus/cache/folds_score` (the previous ones, `folds_zo`, at 5041f0e); the previous held-out "
-              "run's rows in `eval_heldout_default_zo.jsonl`. The runs with the margins' origin at the median score "
+              "benchmarks/corpus/cache/folds_score` (the previous ones, `folds_zo`, by the code at c9fede1, with `cache/mixture_weight.json` holding the "
+              "shipped mixture weights: that code has no fallback to them); the previous held-out "
+              "run's rows in `eval_heldout_default_zo.jsonl` (the code at c9fede1). The runs with the margins' origin at the median score "
               "(before 0.3's boundary rule) are in `benchmarks.corpus.map_origin`'s section and RESULTS.md's history. "
               "A run missing below has not been made yet.\n")
     return (head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
