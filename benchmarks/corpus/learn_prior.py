@@ -112,12 +112,10 @@ def learn(cache: Path, rows: list[dict], note: str, components=("wide",)) -> spe
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
-    kind = "score"
-    weights = {k: w for k, w in prior.component_weights.items() if k != kind} | (
-        {kind: scores.component_weights[kind]} if kind in scores.component_weights else {})
+    kind = "score"  # learn_prior returns every kind's map, count and weights: the shifted sets' replace it
     return spe.learned.ClassifierPrior(prior.maps | {kind: scores.maps[kind]}, prior.source,
                                        prior.n_sets | {kind: scores.n_sets[kind]}, meta, mixture_weights(cache),
-                                       prior.weak_ranker, weights)
+                                       prior.weak_ranker, prior.component_weights | {kind: scores.component_weights[kind]})
 
 
 def main(argv=None) -> None:
