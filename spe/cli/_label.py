@@ -81,7 +81,8 @@ def _existing_labels(table, args, parse):
 def _fitted(scores, answers, seed, cache=None):
     """spe.fit on the binary answers so far ("1" = positive); ``cache``: a dict keeping the
     last fit, given back while the answers are unchanged (spe.fit is deterministic)."""
-    cache, key = {} if cache is None else cache, (seed, sorted((int(i), a) for i, a in answers.items()))
+    cache = {} if cache is None else cache
+    key = (seed, sorted((int(i), a) for i, a in answers.items()))
     if cache.get("key") != key:
         labels = np.full(scores.size, np.nan)
         for i, answer in answers.items():
