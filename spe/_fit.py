@@ -18,7 +18,7 @@ from .calibration import (
     fit_weak_ranker,
 )
 from .exceptions import FitError
-from .learned import WIDE, ClassifierPrior, default_prior, score_kind
+from .learned import default_prior, resolve_prior, score_kind
 from .metrics import check_n_draws
 from .mixture import DEFAULT_PROPOSAL, PROPOSALS, candidate_pairs, fit_mixture
 from .pooling import combine, prior_weights, warn_if_contradicted
@@ -154,17 +154,18 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
         class (Gamma reflected for positives) and keeps the pair with the lowest BIC;
         ``"all"`` tries every family; a pair such as ``("gamma", "truncnorm")`` fixes
         them. Append ``"-reflected"`` to a name to apply it to the reflected score.
-    prior : ClassifierPrior, "wide" or dict, optional
+    prior : ClassifierPrior, str or dict, optional
         The prior over classifiers the calibration map starts from. Default: the one spe
         ships (:func:`spe.learned.default_prior`), learned across a corpus of real
-        classification tasks, with a part per score kind (probabilities, probabilities
-        pushed to exact 0s and 1s, a few distinct probabilities, margins; read off the
-        scores, :func:`spe.learned.score_kind`) with a small share for classifiers unlike
-        the corpus', and the weak ranker's share of the pool (classifiers at chance). A :class:`~spe.learned.ClassifierPrior`
-        from :func:`spe.learn_prior` (your own past evaluations), or ``"wide"``: the
-        hand-set prior of spe 0.2 (no weak ranker). A dict overrides the mixture's priors by parameter
-        name instead, e.g. ``{"pi": spe.mixture.priors.Beta(2, 8)}`` (the map keeps the
-        default).
+        classification tasks, a part per score kind (read off the scores,
+        :func:`spe.learned.score_kind`), with a small share for classifiers unlike the
+        corpus', and the weak ranker's share of the pool (classifiers at chance). A
+        :class:`~spe.learned.ClassifierPrior` from :func:`spe.learn_prior` (your own past
+        evaluations); the family that scored the items, e.g. ``"naive_bayes"`` or
+        ``"GaussianNB"``: its own prior (:func:`spe.learned.classifier_prior`); or
+        ``"wide"``: spe 0.2's (no weak ranker). A dict overrides the mixture's priors by
+        parameter name instead, e.g. ``{"pi": spe.mixture.priors.Beta(2, 8)}`` (the map
+        keeps the default).
     score_range : (lower, upper), optional
         The range scores can take. Default: (0, 1) for probabilities, else the observed
         range padded by 1% each side.
@@ -305,16 +306,13 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
 def _priors(prior):
     """(the prior over classifiers for the calibration map, the mixture's overrides)."""
-    if prior is None:
-        return default_prior(), None
-    if isinstance(prior, ClassifierPrior):
-        return prior, None
-    if isinstance(prior, str) and prior.strip().lower() == "wide":
-        return WIDE, None
     if isinstance(prior, dict):
         return default_prior(), prior
-    raise TypeError("prior must be a ClassifierPrior (spe.learn_prior), 'wide', or a dict of mixture prior "
-                    f"overrides, got {prior!r}")
+    try:
+        return resolve_prior(prior), None
+    except TypeError:
+        raise TypeError("prior must be a ClassifierPrior (spe.learn_prior), 'wide', a classifier family, or a "
+                        f"dict of mixture prior overrides, got {prior!r}") from None
 
 
 def _scores_and_builder(scores, labels, higher_is_positive, positive_label):

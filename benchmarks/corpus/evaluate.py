@@ -102,8 +102,7 @@ def measure_fit(res, scores, labels, idx, kind, truth) -> dict:
 
 def task_rows(entry: dict, cache: Path, budgets, trials: int, families, done: set, sink, prior=None) -> int:
     """Every (family, budget, trial) fit of one task not already in ``done``; returns the count.
-    ``prior``: ``spe.fit``'s prior, or a function of the task's R package giving it."""
-    prior = prior(entry["package"]) if callable(prior) else prior
+    ``prior``: ``spe.fit``'s prior, or a function of the task's R package and the family giving it."""
     task = store.load_task(store.task_path(cache, entry["task_id"]))
     y = task["labels"]
     count = 0
@@ -115,7 +114,8 @@ def task_rows(entry: dict, cache: Path, budgets, trials: int, families, done: se
             for trial in range(trials):
                 if (entry["task_id"], family, budget, trial) in done:
                     continue
-                sink(fit_row(entry["task_id"], family, scores, y, task["kinds"][family], budget, trial, truth, prior))
+                sink(fit_row(entry["task_id"], family, scores, y, task["kinds"][family], budget, trial, truth,
+                             prior(entry["package"], family) if callable(prior) else prior))
                 count += 1
     return count
 
@@ -128,7 +128,8 @@ def read_rows(path: Path) -> list[dict]:
 
 
 def fold_priors(folder: Path):
-    """R package -> the prior learned without its fold (``learn_prior --folds``)."""
+    """(R package, family) -> the prior learned without the package's fold (``learn_prior
+    --folds``; the same for every family)."""
     by_package = {}
     for packages in sorted(Path(folder).glob("fold*.packages.json")):
         prior = spe.learned.ClassifierPrior.load(str(packages).replace(".packages.json", ".json"))
@@ -136,10 +137,25 @@ def fold_priors(folder: Path):
     if not by_package:
         raise FileNotFoundError(f"no fold priors in {folder}: run python -m benchmarks.corpus.learn_prior --folds 5")
 
-    def prior_of(package):
+    def prior_of(package, family=None):
         if package not in by_package:
             raise ValueError(f"R package {package!r} is in no fold of {folder}")
         return by_package[package]
+    return prior_of
+
+
+def family_fold_priors(folder: Path):
+    """(R package, family) -> the family's prior learned without the package's fold
+    (``learn_prior --folds K --by-family``: a folder of fold priors per family)."""
+    per_family = {path.name: fold_priors(path) for path in sorted(Path(folder).iterdir()) if path.is_dir()}
+    if not per_family:
+        raise FileNotFoundError(f"no family folders in {folder}: run python -m benchmarks.corpus.learn_prior "
+                                "--folds 5 --by-family")
+
+    def prior_of(package, family):
+        if family not in per_family:
+            raise ValueError(f"no fold priors for family {family!r} in {folder}")
+        return per_family[family](package)
     return prior_of
 
 
@@ -186,13 +202,17 @@ def main(argv=None) -> None:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--fresh", action="store_true", help="discard earlier rows of this half")
     ap.add_argument("--prior", default="default",
-                    help="'default' (the shipped prior), 'wide' (spe 0.2's), or a folder of fold priors "
-                         "(learn_prior --folds: each task judged by the prior learned without its packages)")
+                    help="'default' (the shipped prior), 'wide' (spe 0.2's), 'family' (the shipped prior of "
+                         "each classifier's own family, spe.learned.classifier_prior), or a folder of fold priors "
+                         "(learn_prior --folds: each task judged by the prior learned without its packages; "
+                         "a folder of such folders per family with --by-family)")
+    ap.add_argument("--by-family", action="store_true", help="the --prior folder holds fold priors per family")
     ap.add_argument("--out", type=Path, default=None, help="rows file (default cache/eval_<half>_<prior>.jsonl)")
     args = ap.parse_args(argv)
-    prior = {"default": None, "wide": "wide"}.get(args.prior) if args.prior in ("default", "wide") \
-        else fold_priors(Path(args.prior))
-    tag = args.prior if args.prior in ("default", "wide") else "folds"
+    named = {"default": None, "wide": "wide", "family": lambda package, family: family}
+    prior = named[args.prior] if args.prior in named else (
+        family_fold_priors if args.by_family else fold_priors)(Path(args.prior))
+    tag = args.prior if args.prior in named else "family_folds" if args.by_family else "folds"
     out = args.out or args.cache / f"eval_{args.half}_{tag}.jsonl"
     start = time.perf_counter()
     rows = run(args.half, args.budgets, args.trials, args.cache, args.max_tasks, args.families, args.fresh, out,

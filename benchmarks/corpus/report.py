@@ -24,16 +24,16 @@ from . import CACHE
 from .measures import CONFIDENCES
 from .tables import groups, summarise
 
-#: (half, prior, title): ``folds_shape`` / ``default_shape`` are rows of the previous learned
-#: prior (maps, weak ranker and the scores' shape, before the robust wide component), kept
-#: beside the current one; spe 0.2's hand-set prior is "wide"; ``folds_wc`` adds the opt-in
-#: "calibrated" component (``learn_prior --folds 5 --components wide calibrated``), dev only.
+#: (half, prior, title): spe 0.2's hand-set prior is "wide"; the prior learned from every
+#: family ("folds_score" on dev, each task by the fold prior learned without its R packages;
+#: "default", the shipped one, on held-out); the declared family's own prior ("family_folds":
+#: ``learn_prior --folds 5 --by-family``; "family": the shipped ``classifier_priors.json``).
 RUNS = (("dev", "wide", "dev, spe 0.2's prior"),
-        ("dev", "folds_zo", "dev, learned, four score kinds (fold)"),
-        ("dev", "folds_score", "dev, learned, + 'score' kind (fold)"),
+        ("dev", "folds_score", "dev, learned, every family (fold)"),
+        ("dev", "family_folds", "dev, learned, per declared family (fold)"),
         ("heldout", "wide", "held-out, spe 0.2's prior"),
-        ("heldout", "default_zo", "held-out, learned, four score kinds (previous)"),
-        ("heldout", "default", "held-out, learned, + 'score' kind (shipped)"))
+        ("heldout", "default", "held-out, learned, every family (shipped default)"),
+        ("heldout", "family", "held-out, learned, per declared family (shipped)"))
 #: True-AUROC bins of the coverage-by-truth table: where intervals miss, by how well the classifier ranks.
 AUROC_BINS = (0.0, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 MARKERS = ("<!-- corpus:start -->", "<!-- corpus:end -->")
@@ -141,6 +141,12 @@ def timings(n_items: int = 2000, repeats: int = 5) -> str:
         start = time.process_time()
         spe.learned.default_prior()
         loads.append(time.process_time() - start)
+    family_loads = []
+    for _ in range(20):
+        spe.learned.classifier_priors.cache_clear()
+        start = time.process_time()
+        spe.learned.classifier_prior("naive_bayes")
+        family_loads.append(time.process_time() - start)
     rng = np.random.default_rng(0)
     y = (rng.random(n_items) < 0.2).astype(float)
     scores = 1 / (1 + np.exp(-rng.normal(2.0 * y - 1.0, 1.0)))
@@ -151,7 +157,8 @@ def timings(n_items: int = 2000, repeats: int = 5) -> str:
         spe.fit(scores, labels, seed=seed, progress=False)
         fits.append(time.process_time() - start)
     return (f"Speed on this machine at the time of the report, in CPU time (single-threaded): the shipped prior "
-            f"loads in {1000 * float(np.median(loads)):.1f} ms (cold, median of 20); `spe.fit` on {n_items:,} "
+            f"loads in {1000 * float(np.median(loads)):.1f} ms and the eight families' priors in "
+            f"{1000 * float(np.median(family_loads)):.1f} ms (cold, medians of 20); `spe.fit` on {n_items:,} "
             f"probability scores with 10 labels takes {float(np.median(fits)):.2f} s (median of {repeats}).\n")
 
 
@@ -164,18 +171,19 @@ def section(runs: dict) -> str:
             "all its runs covered: "
             + "; ".join(f"{t}: {n} tasks, {k} fits" for t, (n, k) in counts.items())
             + ". Commands: `python -m benchmarks.corpus.evaluate --half dev --prior wide`, "
-              "`--half dev --prior benchmarks/corpus/cache/folds_score --out .../eval_dev_folds_score.jsonl`, `--half heldout` (and `--prior wide`), "
-              "then `python -m benchmarks.corpus.report`. The held-out half was run once per prior, after every "
-              "choice was made on the development half. The learned runs use the prior of docs/method.md 2e-2f "
-              "(maps with the scores' shape, the weak ranker, spe 0.2's wide prior mixed in with a small learned "
-              "share; a margin map's origin at the margin's zero, c correlated with the slopes, 2b). \"Four score "
-              "kinds\" is the previous shipped prior (scores that are not probabilities all took the margin prior); "
-              "\"+ 'score' kind\" the shipped one (scores that do not straddle 0 have their own prior, learned from "
-              "the margin sets shifted off 0; 2e). Fold priors: `learn_prior --folds 5 --out "
-              "benchmarks/corpus/cache/folds_score` (the previous ones, `folds_zo`, by the code at c9fede1, with `cache/mixture_weight.json` holding the "
-              "shipped mixture weights: that code has no fallback to them); the previous held-out "
-              "run's rows in `eval_heldout_default_zo.jsonl` (the code at c9fede1). The runs with the margins' origin at the median score "
-              "(before 0.3's boundary rule) are in `benchmarks.corpus.map_origin`'s section and RESULTS.md's history. "
+              "`--half dev --prior benchmarks/corpus/cache/folds_score --out .../eval_dev_folds_score.jsonl`, "
+              "`--half dev --prior benchmarks/corpus/cache/folds_family --by-family`, `--half heldout` (and "
+              "`--prior wide`, `--prior family`), then `python -m benchmarks.corpus.report`. The held-out half was "
+              "run once per prior, after every choice was made on the development half. The learned runs use the "
+              "prior of docs/method.md 2e-2f (maps with the scores' shape, the weak ranker, spe 0.2's wide prior "
+              "mixed in with a small learned share; a margin map's origin at the margin's zero, c correlated with "
+              "the slopes, 2b; scores that do not straddle 0 the 'score' kind). \"Every family\" is the default "
+              "prior, learned from all eight families' sets; \"per declared family\" is the prior of the family "
+              "that scored the items (`spe.fit(..., prior=\"naive_bayes\")`, 2e), learned from that family's sets "
+              "alone around the default. Fold priors: `learn_prior --folds 5 --out benchmarks/corpus/cache/folds_score` "
+              "and `learn_prior --folds 5 --by-family --out benchmarks/corpus/cache/folds_family` (the same five "
+              "folds of R packages). Earlier priors' runs (four score kinds, the margins' origin at the median "
+              "score) are in RESULTS.md's history and `benchmarks.corpus.map_origin`'s section. "
               "A run missing below has not been made yet.\n")
     return (head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
             + timings())
