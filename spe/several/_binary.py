@@ -22,6 +22,7 @@ from .._util.seeds import child_generators, child_seeds
 from .._util.threads import one_blas_thread
 from ..metrics import (Estimate, check_kind, check_n_draws, draws_sweep, sample_auroc, sample_average_precision,
                        sample_max_f1)
+from ..learned import resolve_prior
 from ..multiclass import LAZY_HINT as CLASS_LAZY_HINT
 from ..pooling import LabelPosterior
 from ..scores import (ORIENTATION_PROBABILITY, ItemIndex, as_labels, as_score_array, eager_values, frame_models,
@@ -208,9 +209,20 @@ class ManyResult(SharedDrawsComparison):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"
 
 
+def model_priors(prior, models) -> dict:
+    """{model name: ClassifierPrior} from ``fit_many``'s ``prior`` (one for all, or a dict per
+    model; models a dict does not name are left out: they take the default)."""
+    if not isinstance(prior, dict):
+        return dict.fromkeys(models, resolve_prior(prior))
+    unknown = sorted(set(map(str, prior)) - set(models))
+    if unknown:
+        raise ValueError(f"prior names models that are not among the scores: {unknown}; models: {sorted(models)}")
+    return {str(name): resolve_prior(p) for name, p in prior.items()}
+
+
 @one_blas_thread
 def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive=True,
-             label_model="stack", calibrated=None) -> ManyResult:
+             label_model="stack", calibrated=None, prior=None) -> ManyResult:
     """Evaluate several classifiers scored on the same items, from shared labels.
 
     Parameters
@@ -254,6 +266,11 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         miscalibrated 20 labels cannot expose it and it hurts (docs/method.md 9;
         ``benchmarks/ssme_shared.py`` runs both). ``False`` bets on no model being
         calibrated.
+    prior : ClassifierPrior, str or dict, optional
+        The prior over classifiers each model's calibration map starts from, as in
+        :func:`spe.fit`: None (the default prior), a ClassifierPrior, ``"wide"`` or a
+        classifier family (``"naive_bayes"``) for every model, or a dict {model name: any
+        of those} (a model it does not name takes the default). One score per item only.
 
     Returns
     -------
@@ -309,6 +326,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
             raise ValueError("higher_is_positive applies to one score per item, not to class probabilities")
         if calibrated:
             raise ValueError("calibrated=True applies to one score per item, not to class probabilities")
+        if prior is not None:
+            raise ValueError("prior applies to one score per item, not to class probabilities")
         return fit_many_multiclass({str(k): v for k, v in scores.items()}, labels, n_draws=check_n_draws(n_draws),
                                    seed=seed, label_model=label_model, items=items)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
@@ -341,7 +360,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
             included[name] = s
     if not included:
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
-    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated)
+    model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated,
+                            model_priors(prior, arrays))
     draws = draw_labels(model, y, draw_rng)
     # drawn after the labels, so the seeds of each model's result leave every number above as it was
     return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)),

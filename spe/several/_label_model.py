@@ -113,16 +113,18 @@ def stacked_kinds(label_model) -> frozenset:
 
 
 def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
-                    calibrated=False, prior: ClassifierPrior | None = None) -> LabelPosterior:
+                    calibrated=False, prior: ClassifierPrior | dict | None = None) -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool
     and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
     or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
     adds its "calibrated" map (the probabilities taken as nearly right) to the maps.
     ``prior``: the classifier prior whose map prior (by each model's score kind) the
-    models' own maps take; None: :func:`spe.learned.default_prior`."""
+    models' own maps take; None: :func:`spe.learned.default_prior`; a dict {model name:
+    ClassifierPrior} gives each model its own (a model it does not name takes the default)."""
     map_rng, pool_rng = rngs
-    prior = default_prior() if prior is None else prior
+    own = prior if isinstance(prior, dict) else {}
+    shared = default_prior() if prior is None or isinstance(prior, dict) else prior
     kinds = stacked_kinds(kind)
     with_pool = "pool" in kinds and len(scores) > 1
     with_joint = "joint" in kinds and len(scores) > 1
@@ -138,7 +140,8 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     for name, s in scores.items() if with_maps else ():
         # the corpus-learned map prior of the model's score kind, as spe.fit takes it: the hand-set
         # "calibrated" centre let over-confident models overstate the top (docs/method.md 9)
-        fits[name] = item_map(MAP_FORM, s, probabilities[name], prior.map_prior(score_kind(s, probabilities[name])))
+        kind = score_kind(s, probabilities[name])
+        fits[name] = item_map(MAP_FORM, s, probabilities[name], own.get(name, shared).map_prior(kind))
     platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)

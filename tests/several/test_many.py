@@ -211,3 +211,30 @@ def test_calibrated_maps_help_a_calibrated_model_and_keep_coverage():
     assert np.mean(hits) >= 0.8, np.mean(hits)
     mean_weight = np.mean(weights, axis=0)
     assert mean_weight[0] > 2 * mean_weight[1], mean_weight
+
+
+def test_each_model_may_start_from_its_own_family_prior():
+    rng = np.random.default_rng(5)
+    y, models = _three_models(rng, n=600)
+    labels = np.where(np.arange(600) < 15, y, np.nan)
+    models = {"good": models["good"], "fair": models["fair"]}
+
+    def fit(**kw):
+        return spe.fit_many(models, labels, n_draws=200, seed=2, label_model="maps", calibrated=False, **kw)
+
+    default, empty = fit(), fit(prior={})
+    np.testing.assert_array_equal(default.prob_positive(), empty.prob_positive())  # no model named: the default
+    nb_good = fit(prior={"good": "naive_bayes"})  # the model the labels weight most here
+    assert not np.allclose(default.prob_positive(), nb_good.prob_positive())
+    both = fit(prior="GaussianNB")
+    same = fit(prior={"good": spe.learned.classifier_prior("naive_bayes"), "fair": "naive_bayes"})
+    np.testing.assert_array_equal(both.prob_positive(), same.prob_positive())
+    with pytest.raises(ValueError, match=r"not among the scores: \['svm'\]"):
+        fit(prior={"svm": "svm_rbf"})
+    with pytest.raises(ValueError, match="no prior for classifier 'xgboost'"):
+        fit(prior="xgboost")
+    with pytest.raises(TypeError, match="prior must be"):
+        fit(prior=3)
+    probs = rng.dirichlet(np.ones(3), 50)
+    with pytest.raises(ValueError, match="prior applies to one score per item"):
+        spe.fit_many({"a": probs, "b": probs}, np.full(50, -1), prior="naive_bayes")
