@@ -108,7 +108,28 @@ def fit_result(scores, labels, args):
             families=families(args.families), seed=args.seed, n_draws=args.n_draws,
             higher_is_positive=not args.lower_is_positive,
             score_range=args.score_range, progress=False if args.no_progress else None,
+            prior=one_classifier(args.classifier),
         )
+
+
+def one_classifier(value):
+    """``--classifier`` for one score column: a family (or None)."""
+    family = classifier(value)
+    if isinstance(family, dict):
+        raise ValueError("--classifier takes COLUMN=FAMILY pairs with several score columns only; "
+                         "give one family for one score column")
+    return family
+
+
+def classifier(value):
+    """``--classifier``: None, one family for every score column, or {column: family}
+    from "COL=FAMILY,COL=FAMILY"."""
+    if value is None or "=" not in value:
+        return value
+    pairs = [p.split("=", 1) for p in columns(value)]
+    if any(len(p) != 2 or not p[0].strip() or not p[1].strip() for p in pairs):
+        raise ValueError(f"--classifier takes one family or COLUMN=FAMILY pairs separated by commas, got {value!r}")
+    return {col.strip(): family.strip() for col, family in pairs}
 
 
 def families(value):
@@ -167,6 +188,11 @@ def add_fit_options(p):
                    help="lower scores mean positive (scores are reversed; thresholds refer to the reversed score)")
     p.add_argument("--families", default=None,
                    help="mixture families: 'auto', 'all', 'NEG,POS' (e.g. gamma,truncnorm) or a list of candidates")
+    p.add_argument("--classifier", default=None, metavar="FAMILY",
+                   help="the classifier family that scored the items (naive_bayes, random_forest, "
+                        "gradient_boosting, logistic_regression, knn, mlp, svm_rbf, linear_svm, or the "
+                        "scikit-learn class name): the calibration map starts from that family's prior; "
+                        "with several score columns one for all or COLUMN=FAMILY pairs")
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (by default one appears at a terminal when a fit takes over 2 s)")

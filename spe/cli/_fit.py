@@ -11,8 +11,8 @@ from ..multiclass import fit_multiclass
 from ..report import save_figure, write_outputs
 from ..scores import MISSING_TOKENS, parse_labels, parse_scores, read_parquet, read_table
 from ..several import fit_many
-from ._common import (ID_HELP, DefaultsShown, add_fit_options, as_flags, columns, estimate_dict, fit_result,
-                      load_items, notes, write_csv, write_json)
+from ._common import (ID_HELP, DefaultsShown, add_fit_options, as_flags, classifier, columns, estimate_dict,
+                      fit_result, load_items, notes, write_csv, write_json)
 
 
 def run(args):
@@ -20,6 +20,8 @@ def run(args):
         raise CLIError(f"--level must be strictly between 0 and 1 (e.g. 0.9), got {args.level:g}")
     if args.prob_cols and args.prob_prefix:
         raise CLIError("give --prob-cols or --prob-prefix, not both")
+    if (args.prob_cols or args.prob_prefix) and args.classifier is not None:
+        raise CLIError("--classifier applies to one score per item, not to class probabilities")
     if args.prob_cols:
         return _fit_multiclass_table(args)
     if args.prob_prefix:
@@ -91,7 +93,8 @@ def _fit_many_table(args):
     with notes():
         table.warn_if_blank()
         res = fit_many(scores, labels, n_draws=args.n_draws, seed=args.seed,
-                       higher_is_positive=not args.lower_is_positive, calibrated="uncalibrated" not in choice)
+                       higher_is_positive=not args.lower_is_positive, calibrated="uncalibrated" not in choice,
+                       prior=classifier(args.classifier))
     _write_comparison(res, "AUROC", args, {"prevalence": res.prevalence(args.level).as_dict()})
 
 

@@ -27,17 +27,23 @@ CLASSIFIERS = {
     "random_forest": ("RandomForestClassifier", "forest"),
     "gradient_boosting": ("HistGradientBoostingClassifier", "hgb"),
     "naive_bayes": ("GaussianNB", "gnb"),
-    "knn": ("KNeighborsClassifier", "k-nn"),
+    "knn": ("KNeighborsClassifier", "k-NN"),
     "mlp": ("MLPClassifier",),
     "svm_rbf": ("SVC", "svc_rbf"),
     "linear_svm": ("LinearSVC", "linear_svc"),
 }
-_ALIASES = {alias.lower(): name for name, aliases in CLASSIFIERS.items() for alias in (name, *aliases)}
+
+
+def _key(name: str) -> str:
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
+_ALIASES = {_key(alias): name for name, aliases in CLASSIFIERS.items() for alias in (name, *aliases)}
 
 
 def classifier_name(classifier) -> str:
     """The family name (a key of :data:`CLASSIFIERS`) of ``classifier``: a family name, one of
-    its aliases (case-insensitive), or a scikit-learn estimator or pipeline (its last step's
+    its aliases (any case; spaces or hyphens for underscores), or a scikit-learn estimator or pipeline (its last step's
     class names it).
 
     Raises
@@ -59,7 +65,7 @@ def classifier_name(classifier) -> str:
         if not hasattr(estimator, "fit"):
             raise TypeError(f"classifier is a family name or a scikit-learn estimator, got {classifier!r}")
         classifier = type(estimator).__name__
-    name = _ALIASES.get(classifier.strip().lower())
+    name = _ALIASES.get(_key(classifier))
     if name is None:
         raise ValueError(f"no prior for classifier {classifier!r}; spe has one for {', '.join(CLASSIFIERS)} "
                          "(or pass prior=None for the prior learned across every family)")

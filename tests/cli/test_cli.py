@@ -108,6 +108,9 @@ def test_threshold_command_prints_decision(csv_file, tmp_path, capsys):
         (["fit", "{csv}", "--score-col", "score", "--label-col", "id"], "row 4: '2' is not a label"),
         (["fit", "{csv}", "--score-col", "score", "--families", "gauss"], "unknown family"),
         (["fit", "{csv}", "--score-col", "score", "--level", "2"], "level"),
+        (["fit", "{csv}", "--score-col", "score", "--classifier", "xgboost"], "no prior for classifier 'xgboost'"),
+        (["fit", "{csv}", "--score-col", "score", "--classifier", "score=knn"], "COLUMN=FAMILY pairs with several"),
+        (["fit", "{csv}", "--score-col", "score,score", "--classifier", "a=knn"], "not among the scores: ['a']"),
     ],
 )
 def test_errors_are_one_line_with_nonzero_exit(argv, message, csv_file, tmp_path, capsys):
@@ -647,3 +650,10 @@ def test_demo_and_readme_share_one_seed():
     assert args.seed == 1 and args.labels == 10
     help_text = build_parser()._subparsers._group_actions[0].choices["demo"].format_help()
     assert "random seed (default: 1)" in " ".join(help_text.split())
+
+
+def test_classifier_names_the_family_whose_prior_the_map_starts_from(csv_file, tmp_path, capsys):
+    assert main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
+                 "--classifier", "GaussianNB", "--out", str(tmp_path / "o")]) == 0
+    assert "naive Bayes classifiers" in capsys.readouterr().out
+    assert "naive Bayes" in json.loads((tmp_path / "o" / "summary.json").read_text())["prior"]

@@ -27,7 +27,7 @@ class Scaler:
 
 @pytest.mark.parametrize("given, expected", [
     ("naive_bayes", "naive_bayes"), ("GaussianNB", "naive_bayes"), ("gaussiannb", "naive_bayes"),
-    (" SVC ", "svm_rbf"), ("linear_svc", "linear_svm"), ("HistGradientBoostingClassifier", "gradient_boosting"),
+    (" SVC ", "svm_rbf"), ("Naive Bayes", "naive_bayes"), ("k-NN", "knn"), ("random-forest", "random_forest"), ("linear_svc", "linear_svm"), ("HistGradientBoostingClassifier", "gradient_boosting"),
     (GaussianNB(), "naive_bayes"), (Pipeline(Scaler(), GaussianNB()), "naive_bayes"),
 ])
 def test_a_family_is_named_by_its_name_an_alias_or_the_estimator_itself(given, expected):
