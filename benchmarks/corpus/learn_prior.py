@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import spe
+from spe._util.state_files import atomic_write
 from spe.learned import WIDE
 
 from . import CACHE
@@ -127,16 +128,15 @@ def learn(cache: Path, rows: list[dict], note: str, components=("wide",), family
     try:
         scores = spe.learn_prior(score_sets(cache, rows, family), base=base, components=tuple(components),
                                  min_sets=min_sets)
-        n_score = scores.n_sets["score"]
     except ValueError:  # a family without margins: its 'score' kind stays at the base's
-        scores, n_score = base, base.n_sets.get("score", 0)
+        scores = base
     meta = {"corpus_version": corpus["version"], "corpus_hash": corpus["corpus_hash"],
             "tasks": len(rows), "packages": len({r["package"] for r in rows}),
             "date": datetime.date.today().isoformat(), "script": "benchmarks/corpus/learn_prior.py",
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
     kind = "score"  # learn_prior returns every kind's map, count and weights: the shifted sets' replace it
     return spe.learned.ClassifierPrior(prior.maps | {kind: scores.maps[kind]}, prior.source,
-                                       prior.n_sets | {kind: n_score}, meta, mixture_weights(cache),
+                                       prior.n_sets | {kind: scores.n_sets.get(kind, 0)}, meta, mixture_weights(cache),
                                        prior.weak_ranker, prior.component_weights | {kind: scores.component_weights.get(kind, {})})
 
 
@@ -148,9 +148,8 @@ def by_family(cache: Path, rows: list[dict], note: str, pooled, components) -> d
 def write_family_priors(path: Path, priors: dict) -> None:
     """Save {corpus family: prior} under spe's names for the families (atomically)."""
     named = {spe.learned.classifier_name(family): prior for family, prior in priors.items()}
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(spe.learned.priors_to_dict(named), indent=1, sort_keys=True) + "\n")
-    partial.replace(path)
+    atomic_write(path, json.dumps(spe.learned.priors_to_dict(named), indent=1, sort_keys=True) + "\n")
+    path.chmod(0o644)  # as ClassifierPrior.save: the temporary file's private mode follows the rename
 
 
 def main(argv=None) -> None:

@@ -29,5 +29,7 @@ from ._learn import (
 )
 from ._prior import COMPONENTS, WIDE, ClassifierPrior, component_prior, default_prior
 
-__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "classifier_prior", "classifier_priors", "classifier_name", "CLASSIFIERS", "priors_to_dict", "resolve_prior", "WIDE", "KINDS", "PROBABILITY_KINDS", "COMPONENTS",
-           "component_prior", "score_kind", "fit_hyperprior", "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]
+__all__ = ["ClassifierPrior", "learn_prior", "default_prior", "classifier_prior", "classifier_priors",
+           "classifier_name", "CLASSIFIERS", "priors_to_dict", "resolve_prior", "WIDE", "KINDS",
+           "PROBABILITY_KINDS", "COMPONENTS", "component_prior", "score_kind", "fit_hyperprior",
+           "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]

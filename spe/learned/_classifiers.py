@@ -43,8 +43,8 @@ _ALIASES = {_key(alias): name for name, aliases in CLASSIFIERS.items() for alias
 
 def classifier_name(classifier) -> str:
     """The family name (a key of :data:`CLASSIFIERS`) of ``classifier``: a family name, one of
-    its aliases (any case; spaces or hyphens for underscores), or a scikit-learn estimator or pipeline (its last step's
-    class names it).
+    its aliases (any case; spaces or hyphens for underscores), or a scikit-learn estimator
+    or pipeline (its last step's class names it).
 
     Raises
     ------

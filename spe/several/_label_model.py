@@ -35,7 +35,7 @@ import numpy as np
 
 from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map
 from ..exceptions import SamplingWarning
-from ..learned import ClassifierPrior, default_prior, score_kind
+from ..learned import default_prior, score_kind
 from ..pooling import LabelPosterior, combine
 from ._joint import NAME as JOINT_NAME
 from ._joint import fit_gaussian_copula
@@ -113,18 +113,16 @@ def stacked_kinds(label_model) -> frozenset:
 
 
 def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
-                    calibrated=False, prior: ClassifierPrior | dict | None = None) -> LabelPosterior:
+                    calibrated=False, prior: dict | None = None) -> LabelPosterior:
     """Each model's calibration map and (with two or more models) their log-linear pool
     and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
     or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
     adds its "calibrated" map (the probabilities taken as nearly right) to the maps.
-    ``prior``: the classifier prior whose map prior (by each model's score kind) the
-    models' own maps take; None: :func:`spe.learned.default_prior`; a dict {model name:
-    ClassifierPrior} gives each model its own (a model it does not name takes the default)."""
+    ``prior``: {model name: ClassifierPrior}, whose map prior (by the model's score kind) the
+    model's own map takes; a model it does not name takes :func:`spe.learned.default_prior`."""
     map_rng, pool_rng = rngs
-    own = prior if isinstance(prior, dict) else {}
-    shared = default_prior() if prior is None or isinstance(prior, dict) else prior
+    own, default = prior or {}, default_prior()
     kinds = stacked_kinds(kind)
     with_pool = "pool" in kinds and len(scores) > 1
     with_joint = "joint" in kinds and len(scores) > 1
@@ -141,7 +139,7 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
         # the corpus-learned map prior of the model's score kind, as spe.fit takes it: the hand-set
         # "calibrated" centre let over-confident models overstate the top (docs/method.md 9)
         kind = score_kind(s, probabilities[name])
-        fits[name] = item_map(MAP_FORM, s, probabilities[name], own.get(name, shared).map_prior(kind))
+        fits[name] = item_map(MAP_FORM, s, probabilities[name], own.get(name, default).map_prior(kind))
     platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)

@@ -10,11 +10,13 @@ from spe.several._label_model import fit_label_model
 
 
 def own_map_means(scores, prior):
-    """Posterior means of the intercept and log slopes of model "a"'s own map, no labels."""
+    """Posterior means of the intercept and log slopes of model "a"'s own map, no labels,
+    every model under ``prior`` (None: the default)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = fit_label_model(scores, np.full(scores["a"].size, np.nan), dict.fromkeys(scores, True), 400,
-                                (np.random.default_rng(1), np.random.default_rng(2)), "maps", prior=prior)
+                                (np.random.default_rng(1), np.random.default_rng(2)), "maps",
+                                prior=None if prior is None else dict.fromkeys(scores, prior))
     fit = model.fits["a"].fit
     draws = fit.draws()
     return np.r_[fit.weights @ draws["c"], [fit.weights @ np.log(draws[f"b{j}"]) for j in range(1, 5)]]
