@@ -10,7 +10,9 @@ pi, the pool's P(y = 1) (mixture weight pi w / (pi w + (1 - pi)(1 - w))) is scor
 the true labels with the log score (a proper scoring rule) and ECE. ``--choose`` picks, per
 score kind, the pi with the best mean log score over both budgets and writes
 ``cache/mixture_weight.json``, which ``learn_prior`` puts into the shipped prior. A kind with
-fewer than MIN_ROWS rows takes the probability kind's weight. The held-out half is never read.
+fewer than MIN_ROWS rows takes the probability kind's weight. It also prints the log scores by
+what the mixture's misfit check found (zeta = 1 or below), the evidence on whether a mixture
+that fits the scores deserves more weight. The held-out half is never read.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ def collect(cache: Path, folds: Path, max_tasks: int, trials: int, part: int, pa
                             continue
                         probabilities = bool(scores.min() >= 0 and scores.max() <= 1)
                         row = {"task_id": entry["task_id"], "family": family, "budget": budget, "trial": trial,
-                               "kind": spe.learned.score_kind(scores, probabilities)}
+                               "kind": spe.learned.score_kind(scores, probabilities),
+                               "zeta": float(res.fits["mixture"].misfit.zeta)}
                         fh.write(json.dumps(row | pool_scores(res, scores, y, np.isnan(observed))) + "\n")
                         fh.flush()
     return out
@@ -108,10 +111,28 @@ def choose(cache: Path) -> dict:
         print(f"{kind:12s} {n:5d}  " + "  ".join(f"{ls[pi]:8.4f}" for pi in GRID) + "   (mean log score)")
         print(f"{'':12s} {'':5s}  " + "  ".join(f"{ece[pi]:8.4f}" for pi in GRID) + "   (ECE)")
     print("chosen:", chosen)
+    by_misfit(rows)
     (cache / CHOSEN).write_text(json.dumps({"mixture_weight": chosen, "rows": len(rows),
                                             "rule": "best mean log score over budgets 10 and 30, dev half, "
                                                     "fold priors"}, indent=1) + "\n")
     return chosen
+
+
+def by_misfit(rows: list[dict]) -> None:
+    """Mean log score per pi, per kind and per what the mixture's misfit check found (zeta = 1:
+    the mixture fits the scores within sampling noise): whether a fitting mixture deserves more
+    prior weight than one that misses (rows collected before zeta was recorded are left out)."""
+    by_group = defaultdict(list)
+    for r in rows:
+        if "zeta" in r:
+            by_group[(r["kind"], "fits" if r["zeta"] >= 0.999 else "misses")].append(r)
+    if not by_group:
+        return
+    print("\nby the misfit check (mean log score; best pi last):")
+    for (kind, fit), rr in sorted(by_group.items()):
+        scores = [np.mean([r[f"ls_{pi}"] for r in rr]) for pi in GRID]
+        print(f"{kind:12s} {fit:7s} {len(rr):5d}  " + "  ".join(f"{s:8.4f}" for s in scores)
+              + f"   best pi={GRID[int(np.argmax(scores))]:g}")
 
 
 def main(argv=None) -> None:

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 from ..harness.report import RESULTS_MD, ROOT, run_stamp, with_block
 from . import CACHE
 from .measures import CONFIDENCES
-from .tables import groups, summarise
+from .tables import groups, package_intervals, summarise
 
 #: (half, prior, title): spe 0.2's hand-set prior is "wide"; the prior learned from every
 #: family ("folds_score" on dev, each task by the fold prior learned without its R packages;
@@ -81,6 +81,29 @@ def tables(runs: dict) -> str:
                     out.append(f"| {name} | {title} | " + " | ".join(_cells(summarise(chosen))) + " |")
         out.append("")
     return "\n".join(out)
+
+
+#: (key of :func:`package_intervals`, column title) of the table with intervals.
+INTERVAL_COLUMNS = (("ap_cov", "AP cov"), ("auroc_cov", "AUROC cov"), ("prevalence_cov", "prev cov"),
+                    ("ap_ratio", "AP err / labels'"), ("met_0.8", "met@0.8"), ("met_0.9", "met@0.9"),
+                    ("met_0.95", "met@0.95"), ("ece_to_platt", "ECE / Platt's"))
+
+
+def with_intervals(runs: dict) -> str:
+    """The overall numbers with 90% intervals from resampling R packages (the unit that varies)."""
+    out = ["**Overall, with 90% intervals from resampling R packages** (the tasks of one package fail "
+           "together; a half's few packages, not its many fits, bound how precisely these numbers are known)", "",
+           "| run | labels | packages | " + " | ".join(t for _, t in INTERVAL_COLUMNS) + " |",
+           "|---|---|---|" + "---|" * len(INTERVAL_COLUMNS)]
+    for title, rows in runs.items():
+        for budget in sorted({r["budget"] for r in rows}):
+            chosen = [r for r in rows if r["budget"] == budget]
+            found = package_intervals(chosen)
+            cells = ["-" if found[k] is None else "{:.3f} [{:.3f}, {:.3f}]".format(*found[k])
+                     for k, _ in INTERVAL_COLUMNS]
+            packages = len({r["task_id"].split("__")[0] for r in chosen})
+            out.append(f"| {title} | {budget} | {packages} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
 
 
 def by_truth(runs: dict) -> str:
@@ -186,7 +209,7 @@ def section(runs: dict) -> str:
               "folds of R packages). Earlier priors' runs (four score kinds, the margins' origin at the median "
               "score) are in RESULTS.md's history and `benchmarks.corpus.map_origin`'s section. "
               "A run missing below has not been made yet.\n")
-    return (head + "\n" + tables(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
+    return (head + "\n" + tables(runs) + "\n" + with_intervals(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
             + timings())
 
 

@@ -111,3 +111,50 @@ def print_tables(rows: list[dict]) -> None:
         print(f"\n{len(failures)} failed fits:")
         for r in failures[:20]:
             print(f"  {r['task_id']} {r['family']} budget {r['budget']} trial {r['trial']}: {r['error']}")
+
+
+def _package(row: dict) -> str:
+    return row["task_id"].split("__")[0]
+
+
+def _ratio_parts(rows: list[dict]) -> dict:
+    """(numerator, denominator) per summary number of these rows; the number is their ratio."""
+    ok = [r for r in rows if not r.get("failed")]
+    parts = {f"{m}_cov": (sum(r[f"{m}_cov"] for r in ok), len(ok)) for m in ("ap", "auroc", "prevalence")}
+    parts["ap_ratio"] = (sum(r["ap_err"] for r in ok), sum(r["ap_labels_err"] for r in ok))
+    for c in CONFIDENCES:
+        met = [r[f"met_{c}"] for r in ok if r[f"feasible_{c}"] and r[f"met_{c}"] is not None]
+        parts[f"met_{c}"] = (sum(met), len(met))
+    platt = [r for r in ok if r["ece_platt"] is not None]
+    parts["ece_to_platt"] = (sum(r["ece_spe"] for r in platt), sum(r["ece_platt"] for r in platt))
+    return parts
+
+
+def package_intervals(rows: list[dict], level: float = 0.9, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Every overall number of :func:`_ratio_parts` with an interval from resampling R packages.
+
+    Tasks of one R package share their data's origin and fail together, so the package, not
+    the fit, is the unit that varies from one corpus to another: the bootstrap draws packages
+    with replacement (each number a ratio of the drawn packages' sums).
+
+    Returns
+    -------
+    dict
+        name -> (estimate, low, high); None where no row measures it.
+    """
+    by_package: dict = {}
+    for r in rows:
+        by_package.setdefault(_package(r), []).append(r)
+    parts = [_ratio_parts(rr) for rr in by_package.values()]
+    counts = np.random.default_rng(seed).multinomial(len(parts), np.full(len(parts), 1 / len(parts)), n_boot)
+    out = {}
+    for name in parts[0]:
+        num = np.array([p[name][0] for p in parts], float)
+        den = np.array([p[name][1] for p in parts], float)
+        if den.sum() == 0:
+            out[name] = None
+            continue
+        boot = (counts @ num) / np.where(counts @ den > 0, counts @ den, np.nan)
+        low, high = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
+        out[name] = (float(num.sum() / den.sum()), float(low), float(high))
+    return out

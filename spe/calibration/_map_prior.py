@@ -144,11 +144,13 @@ class MapPrior:
 
     def given_shape(self, shape: dict, n_slopes: int) -> MapPrior:
         """The prior for scores of this ``shape`` (:func:`score_shape`) and a map of
-        ``n_slopes`` segments: the shape effects folded into the segment shifts."""
+        ``n_slopes`` segments: the shape effects folded into the segment shifts (each
+        alternative's own too)."""
+        alternatives = tuple((name, w, p.given_shape(shape, n_slopes)) for name, w, p in self.alternatives)
         if not self.shape_effects:
-            return self
+            return replace(self, alternatives=alternatives) if alternatives != self.alternatives else self
         shifts = self.shifts_for(n_slopes) + shape_shifts(self.shape_effects, shape, n_slopes)
-        return replace(self, segment_shifts=tuple(shifts), shape_effects=())
+        return replace(self, segment_shifts=tuple(shifts), shape_effects=(), alternatives=alternatives)
 
     def moments(self, n_slopes: int) -> tuple[np.ndarray, np.ndarray]:
         """Mean and covariance of (c, u_1, ..., u_J), with :meth:`shifts_for` the segments."""

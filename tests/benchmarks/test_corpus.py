@@ -130,3 +130,28 @@ def test_one_fit_row_on_an_easy_task():
 def test_evaluate_rejects_an_unknown_half(tmp_path):
     with pytest.raises(ValueError):
         run("test", [10], 1, cache=tmp_path)
+
+
+def _row(task_id, cov, met, ap_err=0.1, labels_err=0.2):
+    return {"task_id": task_id, "ap_cov": cov, "auroc_cov": cov, "prevalence_cov": cov, "ap_err": ap_err,
+            "ap_labels_err": labels_err, "ece_spe": 0.05, "ece_platt": 0.1,
+            **{f"feasible_{c}": met is not None for c in M.CONFIDENCES},
+            **{f"met_{c}": met for c in M.CONFIDENCES}}
+
+
+def test_package_intervals_resample_packages_not_fits():
+    from benchmarks.corpus.tables import package_intervals
+
+    # Package A: 9 fits all covered; package B: 1 fit, missed. Pooled over fits 0.9; the packages disagree
+    # completely, so resampling packages must give an interval from B-heavy to A-only draws.
+    rows = [_row(f"A__t{k}__y", True, True) for k in range(9)] + [_row("B__t__y", False, False)]
+    found = package_intervals(rows, n_boot=500, seed=1)
+    est, low, high = found["ap_cov"]
+    assert est == pytest.approx(0.9) and low < 0.9 and high == 1.0
+    assert found["met_0.9"][0] == pytest.approx(0.9)
+    assert found["ap_ratio"][:1] == pytest.approx((0.5,)) and found["ece_to_platt"][0] == pytest.approx(0.5)
+    assert package_intervals(rows, n_boot=500, seed=1) == found  # seeded
+    same = [_row(f"{p}__t__y", True, True) for p in "ABCD"]
+    assert package_intervals(same)["auroc_cov"] == (1.0, 1.0, 1.0)  # packages alike: no spread
+    none_feasible = [_row("A__t__y", True, None)]
+    assert package_intervals(none_feasible)["met_0.9"] is None

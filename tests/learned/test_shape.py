@@ -46,6 +46,16 @@ def test_a_longer_top_tail_flattens_only_the_top_segment():
         MapPrior(0.0, 1.0, 0.0, 1.0, shape_effects=(("kurtosis", 1.0, 0.0),))
 
 
+def test_a_mixture_priors_alternatives_take_the_shape_too():
+    flat = MapPrior(0.0, 1.0, 0.0, 1.0)
+    other = MapPrior(0.0, 1.0, 0.0, 1.0, shape_effects=(("top_tail", -1.0, 0.5),))
+    shaped = flat.with_alternatives([("other", 0.3, other)]).given_shape({"top_tail": 1.5}, 4)
+    (_, _, first), (_, weight, second) = shaped.components()
+    assert first.moments(4)[0].tolist() == [0.0] * 5 and weight == pytest.approx(0.3)
+    assert second.moments(4)[0].tolist() == pytest.approx([0.0, 0.0, 0.0, 0.0, -1.0])
+    assert second.shape_effects == ()
+
+
 def test_the_shape_is_read_off_all_items_and_grows_with_the_tail():
     rng = np.random.default_rng(0)
     short, long = (tailed_margins(rng, 500, k) for k in (1.0, 4.0))
