@@ -99,7 +99,7 @@ def with_intervals(runs: dict) -> str:
         for budget in sorted({r["budget"] for r in rows}):
             chosen = [r for r in rows if r["budget"] == budget]
             found = package_intervals(chosen)
-            cells = ["-" if found[k] is None else "{:.3f} [{:.3f}, {:.3f}]".format(*found[k])
+            cells = ["-" if found[k] is None else "{:.2f} [{:.2f}, {:.2f}]".format(*found[k])
                      for k, _ in INTERVAL_COLUMNS]
             packages = len({r["task_id"].split("__")[0] for r in chosen})
             out.append(f"| {title} | {budget} | {packages} | " + " | ".join(cells) + " |")
