@@ -98,8 +98,8 @@ class ManyResult(SharedDrawsComparison):
     def model_weights(self) -> dict:
         """Each label model's share of the label draws: every model's own map (0 when
         excluded), the probability models' "name (calibrated)" maps (unless
-        ``calibrated=False``), and, with two or more models, their log-linear pool and
-        the joint model of their scores."""
+        ``calibrated=False`` or the model's map prior holds that hypothesis already), and,
+        with two or more models, their log-linear pool and the joint model of their scores."""
         fitted = self.label_model.model_weights
         pool = {k: fitted[k] for k in (POOL_NAME, JOINT_NAME) if k in fitted}
         nearly = {calibrated_name(n): fitted[calibrated_name(n)] for n in self.names if calibrated_name(n) in fitted}
@@ -265,7 +265,10 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         On the real sets of several models measured it helps; where every model is
         miscalibrated 20 labels cannot expose it and it hurts (docs/method.md 9;
         ``benchmarks/ssme_shared.py`` runs both). ``False`` bets on no model being
-        calibrated.
+        calibrated. A model whose ``prior`` already holds "calibrated" as a map prior
+        component with a learned share (``spe.learn_prior(sets, components=("wide",
+        "calibrated"))``) gets no stacked one: its own map weighs the hypothesis by that
+        share, and a second candidate would count it twice.
     prior : ClassifierPrior, str or dict, optional
         The prior over classifiers each model's calibration map starts from, as in
         :func:`spe.fit`: None (the default prior), a ClassifierPrior, ``"wide"`` or a

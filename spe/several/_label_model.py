@@ -15,7 +15,8 @@ models; equal weights with no labels):
 * the Gaussian copula of the models' scores given the class (``_joint``), which
   represents their dependence: models that share their errors add little to each other;
 * each probability model's "calibrated" map (its probabilities taken as nearly right;
-  ``calibrated=False`` leaves these out). Labels drawn from a calibrated model's own
+  ``calibrated=False`` leaves these out, and so does a map prior that holds the hypothesis
+  as a component with a learned share, :func:`holds_calibrated`). Labels drawn from a calibrated model's own
   probabilities do not attenuate the other models the way a map learned from 20 labels
   does.
 
@@ -93,6 +94,14 @@ def calibrated_name(name) -> str:
     return f"{name} (calibrated)"
 
 
+def holds_calibrated(map_prior) -> bool:
+    """Whether a map prior already holds "the probabilities are right" as a component with
+    a learned share (``spe.learn_prior(components=("wide", "calibrated"))``): then the model's
+    own map weighs that hypothesis by the share of the corpus' sets it told better, and a
+    stacked "calibrated" map beside it would count it twice."""
+    return any(name == "calibrated" and weight > 0 for name, weight, _ in map_prior.alternatives)
+
+
 def stacked_kinds(label_model) -> frozenset:
     """The kinds of label model ``label_model`` stacks: "stack" all of KINDS, one kind's
     name that kind, a tuple or list of kinds those.
@@ -118,7 +127,8 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
     and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
     or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
-    adds its "calibrated" map (the probabilities taken as nearly right) to the maps.
+    adds its "calibrated" map (the probabilities taken as nearly right) to the maps, unless
+    its map prior already holds that hypothesis (:func:`holds_calibrated`).
     ``prior``: {model name: ClassifierPrior}, whose map prior (by the model's score kind) the
     model's own map takes; a model it does not name takes :func:`spe.learned.default_prior`."""
     map_rng, pool_rng = rngs
@@ -134,17 +144,17 @@ def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rng
                                       prior=map_prior)
         return ItemScoreModel(fit, s)
 
-    fits = {}
+    fits, map_priors = {}, {}
     for name, s in scores.items() if with_maps else ():
         # the corpus-learned map prior of the model's score kind, as spe.fit takes it: the hand-set
         # "calibrated" centre let over-confident models overstate the top (docs/method.md 9)
-        kind = score_kind(s, probabilities[name])
-        fits[name] = item_map(MAP_FORM, s, probabilities[name], own.get(name, default).map_prior(kind))
+        map_priors[name] = own.get(name, default).map_prior(score_kind(s, probabilities[name]))
+        fits[name] = item_map(MAP_FORM, s, probabilities[name], map_priors[name])
     platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
     if with_pool:
         fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)
     for name, s in scores.items() if calibrated and with_maps else ():
-        if probabilities[name] and np.unique(s).size > MAX_CELLS:
+        if probabilities[name] and np.unique(s).size > MAX_CELLS and not holds_calibrated(map_priors[name]):
             fits[calibrated_name(name)] = item_map(NEARLY_CALIBRATED, s, True)
     if with_joint:  # fitted last, so every other candidate's draws are as without it
         fits[JOINT_NAME] = fit_gaussian_copula(scores, labels, platt, map_rng)
