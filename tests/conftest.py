@@ -1,9 +1,9 @@
 import pytest
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def gamma_normal_data():
-    """N = 2000 scores from a Gamma/truncated-Normal mixture, 20 labels."""
+    """N = 2000 scores from a Gamma/truncated-Normal mixture, 20 labels (read only)."""
     # Imported here, not at the top: pytest-xdist's controller loads this file but runs no
     # test, and tests.helpers imports spe (about a second).
     from tests.helpers import hide_labels, simulate_scores
