@@ -1,11 +1,13 @@
 import pytest
 
-from tests.helpers import hide_labels, simulate_scores
 
-
-@pytest.fixture
+@pytest.fixture(scope="session")
 def gamma_normal_data():
-    """N = 2000 scores from a Gamma/truncated-Normal mixture, 20 labels."""
+    """N = 2000 scores from a Gamma/truncated-Normal mixture, 20 labels (read only)."""
+    # Imported here, not at the top: pytest-xdist's controller loads this file but runs no
+    # test, and tests.helpers imports spe (about a second).
+    from tests.helpers import hide_labels, simulate_scores
+
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.1], 2000, seed=11)
     return z, y, hide_labels(y, 20, seed=12)
 

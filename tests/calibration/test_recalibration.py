@@ -70,9 +70,15 @@ def test_infeasible_constraints_are_reported_not_raised():
     assert "INFEASIBLE" in str(dec)
 
 
-def test_condition_probability_shape_monotone_pieces_and_validation(gamma_normal_data):
+@pytest.fixture(scope="module")
+def gamma_normal_fit(gamma_normal_data):
+    """spe.fit of gamma_normal_data, made once for the tests that only read it: (scores, result)."""
     z, y, labels = gamma_normal_data
-    res = spe.fit(z, labels, seed=0, n_draws=300)
+    return z, spe.fit(z, labels, seed=0, n_draws=300)
+
+
+def test_condition_probability_shape_monotone_pieces_and_validation(gamma_normal_fit):
+    z, res = gamma_normal_fit
     t, prob = res.condition_probability(min_recall=0.5)
     assert t.shape == prob.shape and np.all((prob >= 0) & (prob <= 1))
     # recall only falls as the threshold rises, so P(recall >= r) is non-increasing in t
@@ -86,9 +92,8 @@ def test_condition_probability_shape_monotone_pieces_and_validation(gamma_normal
         res.choose_threshold(min_precision=0.9, confidence=1.0)
 
 
-def test_objective_thresholds_beat_alternatives(gamma_normal_data):
-    z, y, labels = gamma_normal_data
-    res = spe.fit(z, labels, seed=0, n_draws=300)
+def test_objective_thresholds_beat_alternatives(gamma_normal_fit):
+    z, res = gamma_normal_fit
     best = res.best_fbeta_threshold(beta=1.0)
     other = res.metrics_at(np.quantile(z, 0.2))["f1"].mean
     assert res.metrics_at(best.threshold)["f1"].mean >= other

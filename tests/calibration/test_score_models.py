@@ -407,7 +407,9 @@ def test_the_fit_reports_the_labels_evidence_under_its_prior():
     fit = fit_calibration_map("platt", s, y, prior=prior, probabilities=False, n_draws=100,
                               rng=np.random.default_rng(0))
     x = Features.for_scores("platt", s, False)(s[:120])[:, 0]
-    grid = np.linspace(-4, 4, 401)
+    # Steps of 0.04 give the same integral as steps of 0.02 to 1e-14 (the integrand is smooth), without
+    # the finer grid's 400 x 400 x 120 arrays (150 MB each)
+    grid = np.linspace(-4, 4, 201)
     c, u = np.meshgrid(grid, grid, indexing="ij")
     eta = c[..., None] + np.exp(u)[..., None] * x
     log_joint = (np.sum(y[:120] * eta - np.logaddexp(0, eta), axis=-1)

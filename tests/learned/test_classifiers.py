@@ -63,9 +63,10 @@ def test_fit_takes_the_family_by_name_and_names_it_in_the_summary():
     scores = 1 / (1 + np.exp(-(3.0 * y - 1.5 + rng.normal(0, 1.5, 400))))
     labels = np.full(400, np.nan)
     labels[:12] = y[:12]
-    by_name = spe.fit(scores, labels, prior="GaussianNB", seed=1, progress=False)
-    by_prior = spe.fit(scores, labels, prior=classifier_prior("naive_bayes"), seed=1, progress=False)
-    default = spe.fit(scores, labels, seed=1, progress=False)
+    few = dict(seed=1, n_draws=200, progress=False)  # the priors and their names are checked, not the bands
+    by_name = spe.fit(scores, labels, prior="GaussianNB", **few)
+    by_prior = spe.fit(scores, labels, prior=classifier_prior("naive_bayes"), **few)
+    default = spe.fit(scores, labels, **few)
     assert "naive Bayes classifiers" in by_name.prior_note
     assert "naive Bayes" in str(by_name.summary())
     np.testing.assert_array_equal(by_name.prob_positive(), by_prior.prob_positive())

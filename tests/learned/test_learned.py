@@ -145,10 +145,10 @@ def test_fit_uses_the_prior_it_is_given_and_names_it():
     picked = np.random.default_rng(1).choice(scores.size, 10, replace=False)
     labels[picked] = truth[picked]
     learned = learn_prior(margin_sets(20, 400, seed=2), base=WIDE, source="my past evaluations")
-    res = spe.fit(scores, labels, seed=0, prior=learned)
+    res = spe.fit(scores, labels, seed=0, n_draws=200, prior=learned)  # the prior is checked, not the bands
     assert "my past evaluations; 'margin' scores (20 labeled sets)" in str(res.summary())
     assert res.fits["spline"].prior == learned.map_prior("margin")
-    wide = spe.fit(scores, labels, seed=0, prior="wide")
+    wide = spe.fit(scores, labels, seed=0, n_draws=200, prior="wide")
     assert wide.fits["spline"].prior == WIDE.map_prior("margin")
     assert "shipped" not in str(wide.summary()) and "hand-set" in str(wide.summary())
     with pytest.raises(TypeError, match="prior must be"):
