@@ -155,3 +155,22 @@ def test_package_intervals_resample_packages_not_fits():
     assert package_intervals(same)["auroc_cov"] == (1.0, 1.0, 1.0)  # packages alike: no spread
     none_feasible = [_row("A__t__y", True, None)]
     assert package_intervals(none_feasible)["met_0.9"] is None
+
+
+def test_targets_missed_are_listed_and_a_clear_miss_is_told_from_noise():
+    from benchmarks.corpus.report import against_targets
+
+    def rows(family, package_covers):
+        return [_row(f"{p}__t{k}__y", cov, True) | {"family": family, "budget": 10}
+                for p, cov in package_covers for k in range(3)]
+
+    missed_everywhere = rows("gnb", [(p, False) for p in "ABCDE"])  # every package misses: a clear miss
+    one_package_off = rows("mlp", [("A", False), *((p, True) for p in "BCDEFG")])  # 0.857 >= 0.85: no row
+    noisy = rows("knn", [("A", False), ("B", False), *((p, True) for p in "CDEFGH")])  # 0.75, interval holds 0.85
+    text = against_targets({"held-out, learned": missed_everywhere + one_package_off + noisy,
+                            "held-out, spe 0.2's prior": missed_everywhere})
+    lines = [line for line in text.splitlines() if line.startswith("| held-out")]
+    assert all("spe 0.2" not in line for line in lines)  # only learned runs are held to the targets
+    assert any("| gnb | AP cov | 0.000 [0.000, 0.000] | >= 0.85 | yes |" in line for line in lines)
+    assert any("| knn | AP cov | 0.750" in line and line.endswith("| no |") for line in lines)
+    assert not any("| mlp |" in line and "cov" in line for line in lines)
