@@ -28,7 +28,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse
 import time
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +36,7 @@ import spe
 from benchmarks.corpus import CACHE, store
 from benchmarks.harness.metrics import exact_ap
 from benchmarks.harness.report import run_stamp, table, write_section
-from benchmarks.several_testbeds import BEDS, N_LABELS, N_UNLABELED, bed_tasks, build_bed
+from benchmarks.several_testbeds import BEDS, N_LABELS, WEIGHT_KINDS, bed_items, bed_tasks, label_model_kind
 from spe.metrics import draws_sweep, sample_average_precision
 from spe.pooling import systematic_resample
 
@@ -45,15 +44,7 @@ HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- several-components:start -->", "<!-- several-components:end -->")
 N_DRAWS = 200
 TOP = 0.1
-KINDS = ("own maps", "calibrated maps", "log-linear pool", "Gaussian copula")
-
-
-def kind_of(name: str, models) -> str:
-    if name in models:
-        return "own maps"
-    if name.endswith(" (calibrated)"):
-        return "calibrated maps"
-    return name
+KINDS = WEIGHT_KINDS
 
 
 def candidate_errors(fit, models: dict, y, n_labeled: int, rng) -> tuple[dict, dict]:
@@ -74,12 +65,7 @@ def candidate_errors(fit, models: dict, y, n_labeled: int, rng) -> tuple[dict, d
 def one_trial(job) -> dict:
     """Per candidate kind: self / cross AUPRC errors and the top's P(y=1) error, one (task, bed, trial)."""
     row, bed, trial = job
-    data = build_bed(row)
-    scores = data["bootstrap" if bed == "label noise" else bed]
-    y = data["noisy" if bed == "label noise" else "labels"]
-    rng = np.random.default_rng([trial, BEDS.index(bed), zlib.crc32(row["task_id"].encode())])
-    items = rng.permutation(y.size)[:N_LABELS + N_UNLABELED]  # as several_testbeds.one_trial
-    scores, y = scores[items], y[items]
+    scores, y = bed_items(row, bed, trial)  # the same items and labels as several_testbeds
     labels = np.full(y.size, np.nan)
     labels[:N_LABELS] = y[:N_LABELS]
     models = {f"{bed} {j}": scores[:, j] for j in range(scores.shape[1])}
@@ -92,7 +78,7 @@ def one_trial(job) -> dict:
            "weights": dict.fromkeys(KINDS, 0.0)}
     draw_rng = np.random.default_rng([trial, 7])
     for name, fit in res.label_model.fits.items():
-        kind = kind_of(name, models)
+        kind = label_model_kind(name)
         out["weights"][kind] += res.label_model.model_weights[name]
         ap, top = candidate_errors(fit, models, y, N_LABELS, draw_rng)
         own = name.removesuffix(" (calibrated)")

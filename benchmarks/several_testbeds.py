@@ -118,24 +118,34 @@ def truth_of(s, y) -> dict:
     return {"auc": exact_auc(s, y), "auprc": exact_ap(s, y), "accuracy": float(np.mean((s >= 0.5) == (y == 1)))}
 
 
+def label_model_kind(name: str) -> str:
+    """Which of WEIGHT_KINDS a label model of fit_many's stack is, by its name."""
+    return name if name in WEIGHT_KINDS else "calibrated maps" if name.endswith(" (calibrated)") else "own maps"
+
+
 def kind_weights(res) -> dict:
     """The default stack's weight of each kind of label model (WEIGHT_KINDS)."""
     out = dict.fromkeys(WEIGHT_KINDS, 0.0)
     for name, w in res.model_weights.items():
-        kind = name if name in WEIGHT_KINDS else "calibrated maps" if name.endswith(" (calibrated)") else "own maps"
-        out[kind] += w
+        out[label_model_kind(name)] += w
     return out
 
 
-def one_trial(job) -> dict:
-    """Every method's per-model errors, coverage and top pick on one (task, bed, trial)."""
-    row, bed, trial = job
+def bed_items(row: dict, bed: str, trial: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scores (items, models), labels) of one (task, bed, trial): the trial's 20 labeled items
+    first, then its 1,000 unlabeled ones."""
     data = build_bed(row)
     scores = data["bootstrap" if bed == "label noise" else bed]
     y = data["noisy" if bed == "label noise" else "labels"]
     rng = np.random.default_rng([trial, BEDS.index(bed), zlib.crc32(row["task_id"].encode())])
     items = rng.permutation(y.size)[:N_LABELS + N_UNLABELED]
-    scores, y = scores[items], y[items]
+    return scores[items], y[items]
+
+
+def one_trial(job) -> dict:
+    """Every method's per-model errors, coverage and top pick on one (task, bed, trial)."""
+    row, bed, trial = job
+    scores, y = bed_items(row, bed, trial)
     chosen = np.arange(N_LABELS)
     labels = np.full(y.size, np.nan)
     labels[chosen] = y[chosen]

@@ -136,8 +136,9 @@ def learn(cache: Path, rows: list[dict], note: str, components=("wide",), family
             "commit": commit(), "spe": spe.__version__, "seconds": round(time.perf_counter() - started, 1)}
     kind = "score"  # learn_prior returns every kind's map, count and weights: the shifted sets' replace it
     return spe.learned.ClassifierPrior(prior.maps | {kind: scores.maps[kind]}, prior.source,
-                                       prior.n_sets | {kind: scores.n_sets.get(kind, 0)}, meta, mixture_weights(cache),
-                                       prior.weak_ranker, prior.component_weights | {kind: scores.component_weights.get(kind, {})})
+                                       prior.n_sets | {kind: scores.n_sets.get(kind, 0)}, meta,
+                                       mixture_weights(cache), prior.weak_ranker,
+                                       prior.component_weights | {kind: scores.component_weights.get(kind, {})})
 
 
 def by_family(cache: Path, rows: list[dict], note: str, pooled, components) -> dict:

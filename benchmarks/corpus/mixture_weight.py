@@ -92,6 +92,11 @@ def collect(cache: Path, folds: Path, max_tasks: int, trials: int, part: int, pa
     return out
 
 
+def mean_log_scores(rows: list[dict]) -> dict:
+    """{pi: the rows' mean log score} for every pi of GRID."""
+    return {pi: float(np.mean([r[f"ls_{pi}"] for r in rows])) for pi in GRID}
+
+
 def choose(cache: Path) -> dict:
     """pi per kind with the best mean log score over both budgets; prints the table."""
     rows = [json.loads(line) for f in sorted(cache.glob(ROWS.format(part="*"))) for line in open(f)]
@@ -100,7 +105,7 @@ def choose(cache: Path) -> dict:
         by_kind[r["kind"]].append(r)
     chosen, table = {}, {}
     for kind, rr in sorted(by_kind.items()):
-        scores = {pi: np.mean([r[f"ls_{pi}"] for r in rr]) for pi in GRID}
+        scores = mean_log_scores(rr)
         table[kind] = (len(rr), scores, {pi: np.mean([r[f"ece_{pi}"] for r in rr]) for pi in GRID})
         if len(rr) >= MIN_ROWS:
             chosen[kind] = max(GRID, key=lambda pi: scores[pi])
@@ -130,9 +135,9 @@ def by_misfit(rows: list[dict]) -> None:
         return
     print("\nby the misfit check (mean log score; best pi last):")
     for (kind, fit), rr in sorted(by_group.items()):
-        scores = [np.mean([r[f"ls_{pi}"] for r in rr]) for pi in GRID]
-        print(f"{kind:12s} {fit:7s} {len(rr):5d}  " + "  ".join(f"{s:8.4f}" for s in scores)
-              + f"   best pi={GRID[int(np.argmax(scores))]:g}")
+        scores = mean_log_scores(rr)
+        print(f"{kind:12s} {fit:7s} {len(rr):5d}  " + "  ".join(f"{scores[pi]:8.4f}" for pi in GRID)
+              + f"   best pi={max(GRID, key=lambda pi: scores[pi]):g}")
 
 
 def main(argv=None) -> None:

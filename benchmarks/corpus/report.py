@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 from ..harness.report import RESULTS_MD, ROOT, run_stamp, with_block
 from . import CACHE
 from .measures import CONFIDENCES
-from .tables import groups, package_intervals, summarise
+from .tables import groups, package_intervals, package_of, summarise
 
 #: (half, prior, title): spe 0.2's hand-set prior is "wide"; the prior learned from every
 #: family ("folds_score" on dev, each task by the fold prior learned without its R packages;
@@ -101,7 +101,7 @@ def with_intervals(runs: dict) -> str:
             found = package_intervals(chosen)
             cells = ["-" if found[k] is None else "{:.2f} [{:.2f}, {:.2f}]".format(*found[k])
                      for k, _ in INTERVAL_COLUMNS]
-            packages = len({r["task_id"].split("__")[0] for r in chosen})
+            packages = len({package_of(r) for r in chosen})
             out.append(f"| {title} | {budget} | {packages} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -240,8 +240,9 @@ def section(runs: dict) -> str:
               "prior, learned from all eight families' sets; \"per declared family\" is the prior of the family "
               "that scored the items (`spe.fit(..., prior=\"naive_bayes\")`, 2e), learned from that family's sets "
               "alone around the default (a kind with fewer than 30 of the family's sets keeps the default's; the "
-              "first run, without that rule, is in this section's git history). Fold priors: `learn_prior --folds 5 --out benchmarks/corpus/cache/folds_score` "
-              "and `learn_prior --folds 5 --by-family --out benchmarks/corpus/cache/folds_family` (the same five "
+              "first run, without that rule, is in this section's git history). Fold priors: "
+              "`learn_prior --folds 5 --out benchmarks/corpus/cache/folds_score` and "
+              "`learn_prior --folds 5 --by-family --out benchmarks/corpus/cache/folds_family` (the same five "
               "folds of R packages). Earlier priors' runs (four score kinds, the margins' origin at the median "
               "score) are in RESULTS.md's history and `benchmarks.corpus.map_origin`'s section. "
               "A run missing below has not been made yet.\n")

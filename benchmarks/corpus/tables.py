@@ -113,7 +113,8 @@ def print_tables(rows: list[dict]) -> None:
             print(f"  {r['task_id']} {r['family']} budget {r['budget']} trial {r['trial']}: {r['error']}")
 
 
-def _package(row: dict) -> str:
+def package_of(row: dict) -> str:
+    """The R package of a fit row (the first part of its task id)."""
     return row["task_id"].split("__")[0]
 
 
@@ -144,7 +145,7 @@ def package_intervals(rows: list[dict], level: float = 0.9, n_boot: int = 2000, 
     """
     by_package: dict = {}
     for r in rows:
-        by_package.setdefault(_package(r), []).append(r)
+        by_package.setdefault(package_of(r), []).append(r)
     parts = [_ratio_parts(rr) for rr in by_package.values()]
     counts = np.random.default_rng(seed).multinomial(len(parts), np.full(len(parts), 1 / len(parts)), n_boot)
     out = {}

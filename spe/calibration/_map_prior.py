@@ -142,13 +142,18 @@ class MapPrior:
         has as many segments as they were learned for (fewer distinct scores make fewer), else 0."""
         return np.array(self.segment_shifts) if len(self.segment_shifts) == n_slopes else np.zeros(n_slopes)
 
+    @property
+    def reads_shape(self) -> bool:
+        """Whether the scores' shape moves this prior: its own shape effects or an alternative's."""
+        return bool(self.shape_effects) or any(p.shape_effects for _, _, p in self.alternatives)
+
     def given_shape(self, shape: dict, n_slopes: int) -> MapPrior:
         """The prior for scores of this ``shape`` (:func:`score_shape`) and a map of
         ``n_slopes`` segments: the shape effects folded into the segment shifts (each
         alternative's own too)."""
+        if not self.reads_shape:
+            return self
         alternatives = tuple((name, w, p.given_shape(shape, n_slopes)) for name, w, p in self.alternatives)
-        if not self.shape_effects:
-            return replace(self, alternatives=alternatives) if alternatives != self.alternatives else self
         shifts = self.shifts_for(n_slopes) + shape_shifts(self.shape_effects, shape, n_slopes)
         return replace(self, segment_shifts=tuple(shifts), shape_effects=(), alternatives=alternatives)
 

@@ -293,7 +293,7 @@ def fit_calibration_map(form, scores, labels, *, probabilities: bool, n_draws: i
         prior = CALIBRATED_PRIOR if probabilities else WEAK_PRIOR
         if form == "spline":
             prior = prior.with_correlation(SPLINE_SLOPE_CORRELATION)
-    if prior.shape_effects or any(p.shape_effects for _, _, p in prior.alternatives):
+    if prior.reads_shape:
         prior = prior.given_shape(score_shape(features, ref_scores, ref_weights), features.n_slopes)
     known = ~np.isnan(labels)
     x, y = features(scores[known]), labels[known]

@@ -16,9 +16,9 @@ models; equal weights with no labels):
   represents their dependence: models that share their errors add little to each other;
 * each probability model's "calibrated" map (its probabilities taken as nearly right;
   ``calibrated=False`` leaves these out, and so does a map prior that holds the hypothesis
-  as a component with a learned share, :func:`holds_calibrated`). Labels drawn from a calibrated model's own
-  probabilities do not attenuate the other models the way a map learned from 20 labels
-  does.
+  as a component with a learned share, :func:`holds_calibrated`). Labels drawn from a
+  calibrated model's own probabilities do not attenuate the other models the way a map
+  learned from 20 labels does.
 
 Neither kind is honest alone. Drawn from one model's map, labels are independent of the
 other models' scores given that model's, so a second model with independent information
