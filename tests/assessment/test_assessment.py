@@ -106,6 +106,7 @@ def test_spe_prior_moments_match_label_draws():
 
 
 # ---- active selection ---------------------------------------------------------------------
+@pytest.mark.statistical
 def test_thompson_finds_the_worst_arm_of_a_synthetic_bandit():
     rng = np.random.default_rng(0)
     truth = np.array([0.95, 0.9, 0.7, 0.92, 0.88])

@@ -356,6 +356,7 @@ def test_plots_draw_the_query_path_and_the_two_rules(three):
     plt.close("all")
 
 
+@pytest.mark.statistical
 def test_with_a_noisy_answer_model_the_posterior_mean_is_reported_and_beats_the_searches(three):
     rng = np.random.default_rng(12)
     search, reported = [], []

@@ -149,6 +149,7 @@ def test_bounded_simulation_stays_on_the_frame_and_follows_the_truncated_cdf(pai
     assert ks.pvalue > 0.01
 
 
+@pytest.mark.statistical
 def test_truncation_recovers_the_class_balance_of_overlapping_classes():
     """Overlapping classes whose Gamma reaches the end of the frame: a density that leaks
     mass beyond it traded the class balance for the leak (prevalence 0.46 [0.39, 0.54]

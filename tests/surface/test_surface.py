@@ -166,6 +166,7 @@ def test_evidence_gradient_matches_finite_differences(with_confidence):
 
 
 # ---- statistical behaviour --------------------------------------------------------------
+@pytest.mark.statistical
 def test_recovers_a_surface_the_confidence_misses_and_covers_it():
     """Strong arm effects, 1,000 labels: far below Beta-I's error, intervals cover."""
     mse, mse_beta, cover = [], [], []
@@ -187,6 +188,7 @@ def test_recovers_a_surface_the_confidence_misses_and_covers_it():
     assert np.mean(cover) >= 0.85
 
 
+@pytest.mark.statistical
 def test_calibrated_confidence_without_arm_effects_keeps_the_confidence():
     """When the confidence is right, 100 labels should not talk the surface out of it: the
     error stays near the oracle's (the confidence itself, which a model that admits
@@ -445,6 +447,7 @@ def test_generated_surface_with_interactions_and_miscalibration():
     assert np.mean(cover) >= 0.85
 
 
+@pytest.mark.statistical
 def test_own_suggestions_beat_random_labels():
     from spe.surface import simulate_surface
 
