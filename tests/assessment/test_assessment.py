@@ -273,8 +273,9 @@ def test_multiclass_informed_prior_matches_the_draws_and_earns_its_strength():
     rng = np.random.default_rng(0)
     p = special.softmax(rng.normal(0, 2.5, (800, 4)), axis=1)
     y = (p.cumsum(1) > rng.random((800, 1))).argmax(1)
-    few = spe.fit_multiclass(p, np.where(np.arange(800) < 5, y, -1), n_draws=300, seed=0)
-    many = spe.fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), n_draws=300, seed=0)
+    one = {"model": "temperature", "n_draws": 300, "seed": 0}  # one label model: the prior reads any fit's draws
+    few = spe.fit_multiclass(p, np.where(np.arange(800) < 5, y, -1), **one)
+    many = spe.fit_multiclass(p, np.where(np.arange(800) < 400, y, -1), **one)
     prior_few, prior_many = multiclass_informed_prior(few), multiclass_informed_prior(many)
     pred = p.argmax(1)
     acc = np.stack([[np.mean(d[pred == g] == g) for g in range(4)] for d in few.class_draws])

@@ -48,7 +48,8 @@ def test_prob_positive_and_calibrate_are_calibrated(seed):
     # Data from the model *including its frame*: both supports are exactly [0, 1].
     z, y = simulate_scores("truncnorm", "truncnorm", [0.3, 0.3, 0.12, 0.68, 0.12], 5000, seed)
     labels = hide_labels(y, 20, seed=seed)
-    res = spe.fit(z, labels, seed=seed, n_draws=500, score_range=(0, 1), **MIXTURE_ON_MODEL_DATA)
+    res = spe.fit(z, labels, seed=seed, n_draws=500, score_range=(0, 1), families=("truncnorm", "truncnorm"),
+                  **MIXTURE_ON_MODEL_DATA)  # the families the data are drawn from, which the default search picks
     p = res.prob_positive()
     unl = np.isnan(labels)
     assert expected_calibration_error(p[unl], y[unl]) <= 0.03
@@ -63,7 +64,7 @@ def test_infeasible_constraints_are_reported_not_raised():
     rng = np.random.default_rng(0)
     y = (rng.random(1500) < 0.4).astype(float)
     z = np.where(y == 1, rng.normal(0.55, 0.15, 1500), rng.normal(0.45, 0.15, 1500))  # weak
-    res = spe.fit(z, hide_labels(y, 20, 0), seed=0, n_draws=300)
+    res = spe.fit(z, hide_labels(y, 20, 0), seed=0, n_draws=300, families=("normal", "normal"))  # the search's pick
     dec = res.choose_threshold(min_precision=0.999, min_recall=0.99, confidence=0.9)
     assert not dec.feasible
     assert dec.best_probability < 0.9 and np.isfinite(dec.threshold)
@@ -74,7 +75,7 @@ def test_infeasible_constraints_are_reported_not_raised():
 def gamma_normal_fit(gamma_normal_data):
     """spe.fit of gamma_normal_data, made once for the tests that only read it: (scores, result)."""
     z, y, labels = gamma_normal_data
-    return z, spe.fit(z, labels, seed=0, n_draws=300)
+    return z, spe.fit(z, labels, seed=0, n_draws=300, families=("gamma", "truncnorm"))  # the default search's pick
 
 
 def test_condition_probability_shape_monotone_pieces_and_validation(gamma_normal_fit):

@@ -133,7 +133,8 @@ def test_calibrated_map_is_platt_with_a_tight_prior_and_needs_probabilities():
         fit_calibration_map("calibrated", s * 10, labels, probabilities=False, n_draws=200, rng=rng)
     with pytest.raises(ValueError, match="'calibrated'.*needs probability scores"):
         spe.fit(s * 10 - 3, labels, model="calibrated", seed=0)
-    opted = spe.fit(s, labels, model=["mixture", "spline", "calibrated"], seed=0, n_draws=200)
+    opted = spe.fit(s, labels, model=["mixture", "spline", "calibrated"], seed=0, n_draws=200,
+                    families=("normal", "normal"))  # the pair the default search picks here
     assert list(opted.fits) == ["mixture", "spline", "calibrated"] and "calibrated 0." in str(opted.summary())
 
 
@@ -260,8 +261,9 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
     assert list(allocate([1.0, 0.0], 7)) == [7, 0]
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=6)
     labels = np.where(np.arange(600) < 20, y, np.nan)
-    a = spe.fit(z, labels, seed=3, n_draws=300)
-    b = spe.fit(z, labels, seed=3, n_draws=300)
+    pair = ("skewnorm", "skewnorm")  # the default search's pick here: the pooling is checked, not the search
+    a = spe.fit(z, labels, seed=3, n_draws=300, families=pair)
+    b = spe.fit(z, labels, seed=3, n_draws=300, families=pair)
     np.testing.assert_array_equal(a.label_posterior.source, b.label_posterior.source)
     np.testing.assert_array_equal(a.positive_counts, b.positive_counts)
     assert a.n_draws == 300 and sum(a.model_weights.values()) == pytest.approx(1.0)
@@ -272,13 +274,14 @@ def test_allocation_is_exact_and_pooled_draws_are_reproducible():
 
 def test_zero_labels_use_prior_weights():
     z, y = simulate_scores("gamma", "truncnorm", [0.3, 2.0, 0.1, 0.7, 0.12], 600, seed=7)
-    res = spe.fit(z, None, seed=0, n_draws=200, probabilities=False)  # unit scores, not probabilities
+    # unit scores, not probabilities; the pair the default search picks here: the weights are checked, not the search
+    quick = {"seed": 0, "n_draws": 200, "probabilities": False, "families": ("gamma", "truncnorm")}
+    res = spe.fit(z, None, **quick)
     prior = spe.learned.default_prior()
     mixture, weak = prior.prior_weight_of_mixture("margin"), prior.weak_ranker_prior().weight
     assert res.model_weights == pytest.approx({"mixture": (1 - weak) * mixture, "spline": (1 - weak) * (1 - mixture),
                                                "weak": weak})
-    assert spe.fit(z, None, seed=0, n_draws=200, probabilities=False, prior="wide").model_weights == {
-        "mixture": 0.5, "spline": 0.5}
+    assert spe.fit(z, None, prior="wide", **quick).model_weights == {"mixture": 0.5, "spline": 0.5}
     assert "prior weights" in res.label_posterior.weighting
     lone = combine({"spline": res.fits["spline"]}, np.array([]), np.array([]), n_draws=200,
                    rng=np.random.default_rng(0))
@@ -331,7 +334,8 @@ def test_a_zero_width_band_with_unlabeled_items_is_a_warning():
     rng = np.random.default_rng(10)
     y = (rng.random(400) < 0.3).astype(float)
     s = np.where(y == 1, rng.normal(30, 1, 400), rng.normal(-30, 1, 400))  # separable by miles
-    res = spe.fit(s, np.where(np.arange(400) < 20, y, np.nan), model="mixture", n_draws=100, seed=0)
+    res = spe.fit(s, np.where(np.arange(400) < 20, y, np.nan), model="mixture", n_draws=100, seed=0,
+                  families=("truncnorm", "truncnorm"))  # the default search's pick
     with pytest.warns(spe.SamplingWarning, match="zero width at recall 0.05-0.95 although 380 items are unlabeled"):
         res.pr_curve()
 
@@ -354,7 +358,8 @@ def test_pooled_probabilities_evaluate_each_needed_draw_once_with_the_same_resul
     rng = np.random.default_rng(11)
     y = rng.random(800) < 0.3
     s = np.where(y, rng.normal(2, 1, 800), rng.normal(-1, 1, 800))
-    res = spe.fit(s, np.where(np.arange(800) < 20, y, np.nan), seed=1, n_draws=300)
+    res = spe.fit(s, np.where(np.arange(800) < 20, y, np.nan), seed=1, n_draws=300,
+                  families=("truncnorm", "truncnorm"))  # the default search's pick
     lp = res.label_posterior
     naive = np.empty((lp.n_draws, 50))
     for k, fit in enumerate(lp.fits.values()):

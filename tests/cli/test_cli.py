@@ -92,7 +92,7 @@ def _check_report(path, summary):
 def test_threshold_command_prints_decision(csv_file, tmp_path, capsys):
     code = main(["threshold", str(csv_file), "--score-col", "score", "--label-col", "label",
                  "--min-precision", "0.8", "--confidence", "0.8", "--n-draws", "200",
-                 "--out", str(tmp_path / "t")])
+                 "--families", "truncnorm,truncnorm", "--out", str(tmp_path / "t")])  # the default search's pick
     text = capsys.readouterr().out
     assert "threshold" in text
     decision = json.loads((tmp_path / "t" / "threshold.json").read_text())
@@ -129,7 +129,8 @@ def test_bad_score_cell_is_named(tmp_path, capsys):
 
 
 def test_demo_runs_end_to_end(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path / "demo"), "--n-draws", "300"]) == 0
+    # the pair the default search picks: its numbers without the search (test_docs_blocks runs the default demo)
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--n-draws", "300", "--families", "truncnorm,truncnorm"]) == 0
     assert "area between estimated and true PR curve" in capsys.readouterr().out
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
     assert 0 <= summary["demo_truth"]["pr_area_error_spe"] < 0.2
@@ -161,20 +162,31 @@ def test_label_session_survives_a_kill_between_answers(tmp_path, capsys):
     items = tmp_path / "items.csv"
     items.write_text("id,score\n" + "".join(f"i{i},{i / 50:.3f}\n" for i in range(50)))
     state = tmp_path / "state.json"
+    # a uniform prior: the saved answers are checked here, and the SPE-informed prior (a fit at every
+    # start) has tests of its own below
     argv = ["label", str(items), "--state", str(state), "--score-col", "score", "--id-col", "id",
-            "--threshold", "0.5", "--bins", "4"]
-    cmd = [sys.executable, "-m", "spe.cli", *argv]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    for answer in ("1", "0", "1"):
-        proc.stdin.write(answer + "\n")
-        proc.stdin.flush()
+            "--threshold", "0.5", "--bins", "4", "--prior", "uniform"]
+    # the session in a forked child reading its answers from a pipe: a process to kill, without starting
+    # Python and importing spe again (python -m spe.cli's own boundary is checked above)
+    answers_in, answers_out = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the command, then exit without running the parent's cleanup
+        os.dup2(answers_in, 0)
+        sys.stdin, sys.stdout = open(0, closefd=False), open(os.devnull, "w")  # noqa: SIM115
+        try:
+            main(argv)
+        finally:
+            os._exit(0)
+    os.close(answers_in)
+    os.write(answers_out, b"1\n0\n1\n")
     deadline = time.time() + 60
     while time.time() < deadline:
         if state.exists() and len(json.loads(state.read_text())["labels"]) == 3:
             break
         time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    os.close(answers_out)
     saved = json.loads(state.read_text())["labels"]
     assert len(saved) == 3
     answers = iter(["0", "q"])  # the resumed session runs in-process: the kill above is the process boundary
@@ -193,7 +205,7 @@ def test_fit_without_labels_writes_summary_and_every_figure(tmp_path, capsys):
     path.write_text("score,label\n" + "".join(f"{v:.5f},\n" for v in s))
     out = tmp_path / "o"
     assert main(["fit", str(path), "--score-col", "score", "--label-col", "label", "--out", str(out),
-                 "--n-draws", "200"]) == 0
+                 "--n-draws", "200", "--families", "truncnorm,truncnorm"]) == 0  # the default search's pick
     summary = json.loads((out / "summary.json").read_text())
     prior = spe.learned.default_prior()
     w, weak = prior.prior_weight_of_mixture("margin"), prior.weak_ranker_prior().weight
@@ -232,7 +244,7 @@ def test_reversed_scores_are_refused_and_the_named_fix_works(tmp_path, capsys):
     path.write_text("score,label\n" + "".join(f"{v:.5f},{'yes' if t else 'no'}\n" if i < 30 else f"{v:.5f},\n"
                                               for i, (v, t) in enumerate(zip(s, y))))
     argv = ["fit", str(path), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
-            "--out", str(tmp_path / "o")]
+            "--families", "truncnorm,truncnorm", "--out", str(tmp_path / "o")]  # the default search's pick
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "lower scores mean positive" in err and "--lower-is-positive" in err
@@ -248,8 +260,8 @@ def test_positive_label_names_the_positive_class(tmp_path, capsys):
     path = tmp_path / "named.csv"
     path.write_text("score,label\n" + "".join(f"{v:.5f},{'toxic' if t else 'fine'}\n" if i < 40 else f"{v:.5f},NA\n"
                                               for i, (v, t) in enumerate(zip(s, y))))
-    base = ["fit", str(path), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
-            "--out", str(tmp_path / "o")]
+    base = ["fit", str(path), "--score-col", "score", "--label-col", "label", "--n-draws", "200", "--model", "platt",
+            "--out", str(tmp_path / "o")]  # the labels are checked, not the score models
     assert main(base) == 2 and "'toxic' is not a label" in capsys.readouterr().err
     assert main(base + ["--positive-label", "toxic"]) == 0
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
@@ -653,7 +665,8 @@ def test_demo_and_readme_share_one_seed():
 
 
 def test_classifier_names_the_family_whose_prior_the_map_starts_from(csv_file, tmp_path, capsys):
+    # the map alone: the prior it starts from is checked, not the mixture pooled with it
     assert main(["fit", str(csv_file), "--score-col", "score", "--label-col", "label", "--n-draws", "200",
-                 "--classifier", "GaussianNB", "--out", str(tmp_path / "o")]) == 0
+                 "--model", "spline", "--classifier", "GaussianNB", "--out", str(tmp_path / "o")]) == 0
     assert "naive Bayes classifiers" in capsys.readouterr().out
     assert "naive Bayes" in json.loads((tmp_path / "o" / "summary.json").read_text())["prior"]

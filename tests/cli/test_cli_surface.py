@@ -12,8 +12,9 @@ from spe.assessment import Assessor
 from spe.cli import main
 
 
-@pytest.fixture()
-def table(tmp_path):
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """items.csv (read only) and each item's correctness and whether it is labeled."""
     rng = np.random.default_rng(0)
     n = 300
     sex = rng.choice(["F", "M"], n)
@@ -24,7 +25,7 @@ def table(tmp_path):
     right = rng.random(n) < p
     label = np.where(right, pred, np.where(pred == "cat", "dog", "cat"))
     labeled = rng.random(n) < 0.3
-    path = tmp_path / "items.csv"
+    path = tmp_path_factory.mktemp("table") / "items.csv"
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["sex", "age", "correct", "confidence", "pred", "label"])
@@ -34,13 +35,24 @@ def table(tmp_path):
     return path, right, labeled
 
 
-def test_writes_table_heatmap_suggestions_and_json(table, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def surfaced(table, tmp_path_factory):
+    """``spe surface`` of the table with its confidence column, run once for the tests that read
+    its outputs: (exit code, output folder, printed text)."""
+    import contextlib
+    import io
+
+    out, printed = tmp_path_factory.mktemp("surface") / "out", io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["surface", str(table[0]), "--attributes", "sex,age", "--correct", "correct", "--confidence",
+                     "confidence", "--suggest", "4", "--out", str(out)])
+    return code, out, printed.getvalue()
+
+
+def test_writes_table_heatmap_suggestions_and_json(table, surfaced):
     path, right, labeled = table
-    out = tmp_path / "out"
-    code = main(["surface", str(path), "--attributes", "sex,age", "--correct", "correct", "--confidence",
-                 "confidence", "--suggest", "4", "--out", str(out)])
+    code, out, printed = surfaced
     assert code == 0
-    printed = capsys.readouterr().out
     assert "Accuracy surface" in printed and "label next (by 0-based row)" in printed
     rows = list(csv.DictReader((out / "surface.csv").open()))
     assert len(rows) == 6 and sum(float(r["n_items"]) for r in rows) == 300
@@ -62,14 +74,13 @@ def test_predictions_and_labels_give_the_same_correctness_as_the_column(table, t
     assert (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
 
 
-def test_column_options_also_take_the_col_spelling_of_the_other_commands(table, tmp_path):
+def test_column_options_also_take_the_col_spelling_of_the_other_commands(table, surfaced, tmp_path):
     path, _, _ = table
-    a, b = tmp_path / "a", tmp_path / "b"
-    assert main(["surface", str(path), "--attributes", "sex,age", "--correct", "correct", "--confidence",
-                 "confidence", "--out", str(a)]) == 0
+    code, a, _ = surfaced  # the same command spelled --correct, --confidence (and --suggest, which leaves the table)
+    b = tmp_path / "b"
     assert main(["surface", str(path), "--attributes", "sex,age", "--correct-col", "correct", "--confidence-col",
                  "confidence", "--out", str(b)]) == 0
-    assert (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
+    assert code == 0 and (a / "surface.csv").read_text() == (b / "surface.csv").read_text()
 
 
 def test_answers_of_a_label_session_count(table, tmp_path):

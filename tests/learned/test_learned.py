@@ -145,10 +145,12 @@ def test_fit_uses_the_prior_it_is_given_and_names_it():
     picked = np.random.default_rng(1).choice(scores.size, 10, replace=False)
     labels[picked] = truth[picked]
     learned = learn_prior(margin_sets(20, 400, seed=2), base=WIDE, source="my past evaluations")
-    res = spe.fit(scores, labels, seed=0, n_draws=200, prior=learned)  # the prior is checked, not the bands
+    # the prior is checked, not the bands or the family search (the pair it picks here)
+    quick = {"seed": 0, "n_draws": 200, "families": ("truncnorm", "truncnorm")}
+    res = spe.fit(scores, labels, prior=learned, **quick)
     assert "my past evaluations; 'margin' scores (20 labeled sets)" in str(res.summary())
     assert res.fits["spline"].prior == learned.map_prior("margin")
-    wide = spe.fit(scores, labels, seed=0, n_draws=200, prior="wide")
+    wide = spe.fit(scores, labels, prior="wide", **quick)
     assert wide.fits["spline"].prior == WIDE.map_prior("margin")
     assert "shipped" not in str(wide.summary()) and "hand-set" in str(wide.summary())
     with pytest.raises(TypeError, match="prior must be"):
@@ -172,5 +174,6 @@ def test_a_fit_takes_the_prior_of_its_scores_kind():
     y = (rng.random(400) < 0.2).astype(float)
     margins = rng.normal(2.0 * y - 1.5, 1.0)
     labels = np.where(np.arange(400) < 10, y, np.nan)
-    assert "'margin' scores" in spe.fit(margins, labels, seed=0, n_draws=200).prior_note
-    assert "'score' scores" in spe.fit(margins + 10.0, labels, seed=0, n_draws=200).prior_note
+    quick = {"seed": 0, "n_draws": 200, "families": ("truncnorm", "gamma-reflected")}  # the default search's pick
+    assert "'margin' scores" in spe.fit(margins, labels, **quick).prior_note
+    assert "'score' scores" in spe.fit(margins + 10.0, labels, **quick).prior_note

@@ -91,8 +91,9 @@ def test_auto_pools_the_weak_ranker_with_the_learned_prior_and_not_with_the_wide
     y = (rng.random(600) < 0.3).astype(float)
     scores = rng.normal(1.5 * y, 1.0)
     labels = np.where(np.arange(600) < 20, y, np.nan)
-    learned = spe.fit(scores, labels, seed=0, n_draws=300, progress=False)
-    wide = spe.fit(scores, labels, seed=0, n_draws=300, progress=False, prior="wide")
+    pair = ("gamma", "gamma-reflected")  # the default search's pick: which models are pooled is checked
+    learned = spe.fit(scores, labels, seed=0, n_draws=300, progress=False, families=pair)
+    wide = spe.fit(scores, labels, seed=0, n_draws=300, progress=False, prior="wide", families=pair)
     assert "weak" in learned.fits and "weak" not in wide.fits
     spline = spe.fit(scores, labels, model="spline", seed=0, n_draws=300, progress=False)
     assert "weak" not in spline.fits

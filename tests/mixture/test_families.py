@@ -218,9 +218,9 @@ def test_a_user_family_is_registered_and_fitted_by_name_or_instance():
             return np.array([m, max(np.sqrt(np.average((v - m) ** 2, weights=w)) * 0.55, 1e-3)])
 
     rng = np.random.default_rng(0)
-    y = rng.random(400) < 0.3
-    s = np.where(y, rng.logistic(2.0, 0.5, 400), rng.logistic(-1.0, 0.5, 400))
-    labels = np.where(np.arange(400) < 20, y, np.nan)
+    y = rng.random(200) < 0.3  # 200 items: a family known only through scipy_dist is slow to fit
+    s = np.where(y, rng.logistic(2.0, 0.5, 200), rng.logistic(-1.0, 0.5, 200))
+    labels = np.where(np.arange(200) < 20, y, np.nan)
     try:
         res = spe.fit(s, labels, model="mixture", families=(Logistic(), Logistic), seed=0, n_draws=200)
         assert res.families == ("logistic-test", "logistic-test")

@@ -152,7 +152,7 @@ def test_one_confidently_wrong_label_does_not_soften_every_item():
     wrong = int(np.argmax(p[:40].max(1)))  # the most confident labeled item
     p[wrong] = np.eye(5)[p[wrong].argmax()]  # exact 0 for every other class
     labels[wrong] = (p[wrong].argmax() + 1) % 5  # and its label says another class
-    fit = fit_multiclass(p, labels, n_draws=300, seed=0).fits["temperature"]
+    fit = fit_multiclass(p, labels, model="temperature", n_draws=300, seed=0).fits["temperature"]
     a = np.average(fit.inverse_temperature, weights=fit.weights)
     assert 0.5 < a < 2.0, a
 
@@ -234,7 +234,7 @@ def test_per_class_plot_draws_every_predicted_class_with_its_truth():
     matplotlib.use("Agg")
     rng = np.random.default_rng(14)
     p, y = _calibrated_data(rng, n=300, k=4)
-    res = fit_multiclass(p, np.where(np.arange(300) < 20, y, -1), n_draws=200, seed=0)
+    res = fit_multiclass(p, np.where(np.arange(300) < 20, y, -1), model="temperature", n_draws=200, seed=0)
     predicted = p.argmax(1)
     truth = {c: float(np.mean(y[predicted == c] == c)) for c in range(4) if (predicted == c).any()}
     ax = res.plot_per_class(truth=truth)

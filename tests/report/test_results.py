@@ -129,7 +129,8 @@ def test_each_models_own_estimates_and_a_stated_disagreement_without_labels():
     rng = np.random.default_rng(2)
     upper = rng.random(1500) < 0.3
     s = 1 / (1 + np.exp(-np.where(upper, rng.normal(7.0, 0.3, upper.size), rng.normal(3.0, 0.3, upper.size))))
-    res = spe.fit(s, None, seed=1, model=["mixture", "spline"])  # "auto" fits the map alone here
+    # "auto" fits the map alone here; families: the pair the default search picks
+    res = spe.fit(s, None, seed=1, model=["mixture", "spline"], families=("normal", "normal"))
     own = res.model_estimates()
     assert set(own) == set(res.fits) and len(own) > 1
     assert abs(own["mixture"]["prevalence"].value - upper.mean()) < 0.05
@@ -172,6 +173,8 @@ def test_without_labels_probability_scores_are_taken_at_their_word():
     assert abs(prevalence.value - p.mean()) < 0.05
     labels = np.full(p.size, np.nan)
     labels[:20] = y[:20]
-    quick = {"seed": 0, "n_draws": 200, "families": ("truncnorm", "truncnorm")}  # which models, not their numbers
-    assert set(spe.fit(p, labels, **quick).fits) == {"mixture", "spline", "weak"}
-    assert set(spe.fit(4 * p - 2, None, **quick).fits) == {"mixture", "spline", "weak"}  # margins, not probabilities
+    # which models, not their numbers: one family pair, on the logit of probabilities one of its open-scale pairs
+    quick = {"seed": 0, "n_draws": 200}
+    assert set(spe.fit(p, labels, families=("normal", "normal"), **quick).fits) == {"mixture", "spline", "weak"}
+    margins = spe.fit(4 * p - 2, None, families=("truncnorm", "truncnorm"), **quick)  # margins, not probabilities
+    assert set(margins.fits) == {"mixture", "spline", "weak"}

@@ -79,19 +79,21 @@ def test_fit_many_takes_a_frame_of_models_and_fit_multiclass_a_frame_of_classes(
     y = rng.random(n) < 0.4
     models = {"a": special.expit(2 * np.where(y, 1, -1) + rng.normal(0, 1, n)), "b": rng.random(n)}
     labels = np.where(np.arange(n) < 30, y.astype(float), np.nan)
-    want = spe.fit_many(models, labels, n_draws=200, seed=0).metric_draws("a")["AUROC"]
-    got = spe.fit_many(pd.DataFrame(models), pd.array(_nullable(labels), dtype="Int64"), n_draws=200, seed=0)
+    # one label model each (the log-linear pool, temperature scaling): the frames are checked, not the stacks
+    many = {"n_draws": 200, "seed": 0, "label_model": "pool"}
+    want = spe.fit_many(models, labels, **many).metric_draws("a")["AUROC"]
+    got = spe.fit_many(pd.DataFrame(models), pd.array(_nullable(labels), dtype="Int64"), **many)
     np.testing.assert_array_equal(got.metric_draws("a")["AUROC"], want)
     pl = pytest.importorskip("polars")
-    np.testing.assert_array_equal(spe.fit_many(pl.DataFrame(models), labels, n_draws=200, seed=0)
-                                  .metric_draws("a")["AUROC"], want)
+    np.testing.assert_array_equal(spe.fit_many(pl.DataFrame(models), labels, **many).metric_draws("a")["AUROC"], want)
     k = 3
     classes = rng.integers(0, k, n)
     probs = special.softmax(2 * np.eye(k)[classes] + rng.normal(0, 1, (n, k)), axis=1)
     class_labels = np.where(np.arange(n) < 20, classes, -1)
-    want = spe.fit_multiclass(probs, class_labels, n_draws=200, seed=0).accuracy().draws
+    one = {"n_draws": 200, "seed": 0, "model": "temperature"}
+    want = spe.fit_multiclass(probs, class_labels, **one).accuracy().draws
     nullable = pd.array([None if c < 0 else int(c) for c in class_labels], dtype="Int64")
-    got = spe.fit_multiclass(pd.DataFrame(probs, columns=["x", "y", "z"]), pd.Series(nullable), n_draws=200, seed=0)
+    got = spe.fit_multiclass(pd.DataFrame(probs, columns=["x", "y", "z"]), pd.Series(nullable), **one)
     np.testing.assert_array_equal(got.accuracy().draws, want)
 
 

@@ -82,11 +82,12 @@ def test_fit_on_exact_counts_equals_fit_on_the_items():
 
 def test_fit_on_binned_counts_is_close_to_the_fit_on_the_items():
     s, labels = _data(60_000, seed=4)
+    quick = {"seed": 0, "n_draws": 400, "families": ("truncnorm", "truncnorm")}  # the pair the default search picks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = spe.fit(s, labels, seed=0, n_draws=400)
-        b = spe.fit(count_scores(s, labels, max_keys=4096), seed=0, n_draws=400)
-        rev = spe.fit(count_scores(-s, labels, max_keys=4096), seed=0, n_draws=400, higher_is_positive=False)
+        a = spe.fit(s, labels, **quick)
+        b = spe.fit(count_scores(s, labels, max_keys=4096), **quick)
+        rev = spe.fit(count_scores(-s, labels, max_keys=4096), higher_is_positive=False, **quick)
     assert not b.data.exact
     assert abs(a.average_precision().value - b.average_precision().value) < 0.02
     assert abs(a.prevalence().value - b.prevalence().value) < 0.02

@@ -105,7 +105,8 @@ def test_comparison_plot_draws_every_model_best_on_top():
     matplotlib.use("Agg")
     rng = np.random.default_rng(2)
     y, models = _three_models(rng, n=400)
-    res = spe.fit_many(models, np.where(np.arange(y.size) < 30, y, np.nan), n_draws=200, seed=0)
+    labels = np.where(np.arange(y.size) < 30, y, np.nan)
+    res = spe.fit_many(models, labels, n_draws=200, seed=0, label_model="pool")  # the plot is checked: one label model
     ax = res.plot_comparison(metric="average precision")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == 3 and labels[-1].startswith("good") and "P(best)" in labels[-1]

@@ -30,9 +30,15 @@ def fit(scores, labels, **kw):
         return spe.fit_many(scores, labels, n_draws=200, seed=0, label_model="maps", **kw)
 
 
-def test_shuffled_series_give_the_aligned_answer(items):
+@pytest.fixture(scope="module")
+def base(items):
+    """The fit of the plain arrays, made once for the tests that compare with it (read only)."""
+    a, b, labels, _ = items
+    return fit({"a": a, "b": b}, labels)
+
+
+def test_shuffled_series_give_the_aligned_answer(items, base):
     a, b, labels, ids = items
-    base = fit({"a": a, "b": b}, labels)
     order = np.random.default_rng(1).permutation(a.size)
     shuffled = {"a": pd.Series(a, ids), "b": pd.Series(b, ids).iloc[order]}
     res = fit(shuffled, pd.Series(labels, ids).iloc[order[::-1]])
@@ -41,12 +47,11 @@ def test_shuffled_series_give_the_aligned_answer(items):
     assert res.prob_positive().index.equals(ids)
 
 
-def test_a_frame_of_models_aligns_the_labels_and_outputs_carry_its_index(items):
+def test_a_frame_of_models_aligns_the_labels_and_outputs_carry_its_index(items, base):
     a, b, labels, ids = items
     frame = pd.DataFrame({"a": a, "b": b}, index=ids)
     order = np.random.default_rng(2).permutation(a.size)
     res = fit(frame, pd.Series(labels, ids).iloc[order])
-    base = fit({"a": a, "b": b}, labels)
     assert res.metrics()[0]["AUROC"].value == base.metrics()[0]["AUROC"].value
     picks = res["a"].suggest_labels(3)
     assert all(p in ids for p in picks) and not any(p in ids[:30] for p in picks)
@@ -57,11 +62,9 @@ def test_a_frame_of_models_aligns_the_labels_and_outputs_carry_its_index(items):
     assert beats.loc["a", "b"] + beats.loc["b", "a"] == pytest.approx(1.0)
 
 
-def test_arrays_in_give_arrays_out_and_a_labelled_frame_on_request(items):
-    a, b, labels, _ = items
-    res = fit({"a": a, "b": b}, labels)
-    assert isinstance(res.prob_positive(), np.ndarray) and isinstance(res.prob_beats(), np.ndarray)
-    assert res.prob_beats(as_frame=True).columns.tolist() == ["a", "b"]
+def test_arrays_in_give_arrays_out_and_a_labelled_frame_on_request(base):
+    assert isinstance(base.prob_positive(), np.ndarray) and isinstance(base.prob_beats(), np.ndarray)
+    assert base.prob_beats(as_frame=True).columns.tolist() == ["a", "b"]
 
 
 def test_mismatched_or_duplicated_indexes_are_refused(items):
@@ -85,10 +88,11 @@ def test_several_multiclass_models_align_their_labels():
              for j in range(2)}
     probs = {m: p.div(p.sum(axis=1), axis=0) for m, p in probs.items()}
     labels = pd.Series(np.where(np.arange(n) < 30, y, -1), ids)
+    pool = {"n_draws": 100, "seed": 0, "label_model": "pool"}  # one label model: the labels' alignment is checked
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        base = spe.fit_many(probs, labels, n_draws=100, seed=0)
-        shuffled = spe.fit_many(probs, labels.iloc[::-1], n_draws=100, seed=0)
+        base = spe.fit_many(probs, labels, **pool)
+        shuffled = spe.fit_many(probs, labels.iloc[::-1], **pool)
     assert base.metrics()[0]["accuracy"].value == shuffled.metrics()[0]["accuracy"].value
     assert isinstance(base.prob_beats(), pd.DataFrame)
     frame = base.to_frame()

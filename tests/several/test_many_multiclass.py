@@ -72,7 +72,7 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     wrong = np.roll(np.eye(4)[y], 1, axis=1) * 0.9 + 0.025  # confidently the next class
     probs["wrong"] = wrong / wrong.sum(1, keepdims=True)
     labels = np.where(np.arange(y.size) < 30, y, -1)
-    res = spe.fit_many(probs, labels, n_draws=200, seed=0)
+    res = spe.fit_many(probs, labels, n_draws=200, seed=0, label_model="maps")  # a label model per included model
     assert "same probabilities" in res.excluded["constant"]
     assert "less often than chance" in res.excluded["wrong"]
     assert "constant" not in res.model_weights and "wrong" not in res.model_weights

@@ -58,7 +58,7 @@ def test_a_sweep_with_per_draw_item_weights_of_one_is_the_plain_sweep():
 def test_one_models_result_gives_the_population_metrics_of_the_comparison():
     y, models = _world(np.random.default_rng(1), 600, mu=-1.0)
     labels = np.where(np.arange(600) < 30, y, np.nan)
-    res = spe.fit_many(models, labels, n_draws=300, seed=4)
+    res = spe.fit_many(models, labels, n_draws=300, seed=4, label_model="pool")  # any label model: one is enough
     r = res["m0"]
     draws = res.metric_draws("m0", kind="population")
     np.testing.assert_array_equal(r.average_precision(kind="population").draws, draws["average precision"])
@@ -125,6 +125,6 @@ def test_several_multiclass_models_have_no_population_kind_yet():
     rng = np.random.default_rng(3)
     p = rng.dirichlet(np.ones(3), size=(2, 90))
     labels = np.where(np.arange(90) < 30, p[0].argmax(axis=1), -1)
-    res = spe.fit_many({"a": p[0], "b": p[1]}, labels, n_draws=100, seed=0)
+    res = spe.fit_many({"a": p[0], "b": p[1]}, labels, n_draws=100, seed=0, label_model="pool")  # any label model
     with pytest.raises(ValueError, match="one score per item"):
         res.metrics(kind="population")

@@ -75,7 +75,7 @@ def test_accessors_equal_spe_fits_on_the_same_draws():
     rng = np.random.default_rng(5)
     y, models = _models(rng, n=400)
     s, labels = models["fair"], np.where(np.arange(400) < 30, y, np.nan)
-    fit = spe.fit(s, labels, seed=2, n_draws=300)
+    fit = spe.fit(s, labels, seed=2, n_draws=300, families=("normal", "normal"))  # the default search's pick
     draws = fit.positive_counts[:, fit.data.group].astype(bool)
     r = ModelResult("fair", fit.data, AtItems(fit.label_posterior, s), draws, fit.prob_positive, (0, 1, 2))
     for method in ("auroc", "average_precision", "max_f1", "prevalence"):
@@ -161,7 +161,8 @@ def test_several_multiclass_models_are_looked_up_the_same_way():
     y = rng.integers(0, k, n)
     probs = {f"m{j}": special.softmax(s * np.eye(k)[y] + rng.normal(0, 1, (n, k)), axis=1)
              for j, s in enumerate((2.0, 1.0))}
-    res = spe.fit_many(probs, np.where(np.arange(n) < 20, y, -1), n_draws=200, seed=0)
+    # one label model: the lookup is checked, not the label models' stack
+    res = spe.fit_many(probs, np.where(np.arange(n) < 20, y, -1), n_draws=200, seed=0, label_model="pool")
     assert len(res) == 2 and list(res) == ["m0", "m1"]
     r = res["m0"]
     assert isinstance(r, spe.MulticlassResult) and r is res.results["m0"]

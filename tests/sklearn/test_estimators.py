@@ -29,7 +29,8 @@ def test_importing_spe_does_not_import_sklearn(fresh_import_of_spe):
 
 
 def test_tuner_states_the_probability_and_its_threshold_holds_on_fresh_rows(task):
-    est = tuner(task["clf"], min_precision=0.7, confidence=0.9, spe_params={"n_draws": 200}).fit(task["X"], task["y"])
+    params = {"n_draws": 200, "families": ("normal", "normal")}  # the default models; the pair their search picks
+    est = tuner(task["clf"], min_precision=0.7, confidence=0.9, spe_params=params).fit(task["X"], task["y"])
     check_is_fitted(est)
     assert est.feasible_ and est.prob_constraint_met_ >= 0.9
     assert est.prob_constraint_met_ == pytest.approx(est.decision_.probability)

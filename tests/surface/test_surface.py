@@ -57,11 +57,18 @@ def test_bad_inputs_get_clear_errors():
         spe.accuracy_surface({"a": np.arange(3), "b": np.arange(4)}, np.ones(3))
 
 
-def test_dataframe_and_array_attributes_give_the_same_surface():
-    pd = pytest.importorskip("pandas")
+@pytest.fixture(scope="module")
+def reference():
+    """400 items, 120 of them labeled, and their surface, made once for the tests that give the same
+    items another way (read only): (attributes, correct, confidence, surface with seed 3)."""
     attrs, correct, conf, _ = world(1, n=400)
     lab = hide(correct, 120, 1)
-    a = spe.accuracy_surface(attrs, lab, conf, seed=3)
+    return attrs, lab, conf, spe.accuracy_surface(attrs, lab, conf, seed=3)
+
+
+def test_dataframe_and_array_attributes_give_the_same_surface(reference):
+    pd = pytest.importorskip("pandas")
+    attrs, lab, conf, a = reference
     b = spe.accuracy_surface(pd.DataFrame(attrs), pd.Series(lab), conf, seed=3)
     np.testing.assert_array_equal(a.draws, b.draws)
     frame = b.to_frame()
@@ -86,11 +93,9 @@ def test_counts_of_chunks_merge_exactly():
     np.testing.assert_allclose(a.fit.accuracy.mean, b.fit.accuracy.mean, atol=1e-6)
 
 
-def test_surface_from_counts_matches_the_item_surface_with_the_same_seed():
-    attrs, correct, conf, _ = world(3, n=500)
-    lab = hide(correct, 100, 3)
-    a = spe.accuracy_surface(attrs, lab, conf, seed=11)
-    b = surface_from_counts(count_arms(attrs, lab, conf), seed=11)
+def test_surface_from_counts_matches_the_item_surface_with_the_same_seed(reference):
+    attrs, lab, conf, a = reference
+    b = surface_from_counts(count_arms(attrs, lab, conf), seed=3)
     np.testing.assert_array_equal(a.draws, b.draws)
     with pytest.raises(ValueError, match="knows no items"):
         b.suggest_labels(3)
@@ -332,15 +337,13 @@ def test_uncertain_attribute_is_recalibrated_and_its_marginals_cover_the_truth()
     assert np.mean(cover) >= 0.6
 
 
-def test_one_hot_probabilities_equal_the_exact_attribute():
+def test_one_hot_probabilities_equal_the_exact_attribute(reference):
     from spe.surface import UncertainAttribute
 
-    attrs, correct, conf, _ = world(14, n=400)
-    lab = hide(correct, 150, 14)
+    attrs, lab, conf, exact = reference
     levels = np.unique(attrs["a1"])
     one_hot = (attrs["a1"][:, None] == levels[None, :]).astype(float)
-    exact = spe.accuracy_surface(attrs, lab, conf, seed=2)
-    soft = spe.accuracy_surface({**attrs, "a1": UncertainAttribute(one_hot, levels=levels)}, lab, conf, seed=2)
+    soft = spe.accuracy_surface({**attrs, "a1": UncertainAttribute(one_hot, levels=levels)}, lab, conf, seed=3)
     np.testing.assert_array_equal(soft.draws, exact.draws)
     picks = soft.suggest_labels(10)
     assert np.unique(picks).size == 10 and np.isnan(lab[picks]).all()
@@ -359,14 +362,12 @@ def test_uncertain_attribute_bad_inputs():
         spe.accuracy_surface({"u": UncertainAttribute(np.full((3, 2), 0.5)), "v": np.arange(4)}, np.ones(4))
 
 
-def test_polars_columns_and_nullable_labels():
+def test_polars_columns_and_nullable_labels(reference):
     pl = pytest.importorskip("polars")
-    attrs, correct, conf, _ = world(15, n=300)
-    lab = hide(correct, 90, 15)
-    a = spe.accuracy_surface(attrs, lab, conf, seed=1)
+    attrs, lab, conf, a = reference
     frame = pl.DataFrame(attrs)
     labels = pl.Series([None if np.isnan(v) else int(v) for v in lab])
-    b = spe.accuracy_surface(frame, labels, pl.Series(conf), seed=1)
+    b = spe.accuracy_surface(frame, labels, pl.Series(conf), seed=3)
     np.testing.assert_array_equal(a.draws, b.draws)
 
 
@@ -424,6 +425,7 @@ def test_miscalibrated_confidence_gives_the_recalibrated_member_the_weight():
     assert honest.weights["confidence"] > 0.5
 
 
+@pytest.mark.statistical
 def test_generated_surface_with_interactions_and_miscalibration():
     """simulate_surface (not the model's own family: pairwise effects, a miscalibrated and
     noisy confidence): better than the confidence alone and than one accuracy for all arms,
