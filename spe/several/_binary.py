@@ -362,7 +362,11 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         else:
             included[name] = s
     if not included:
-        raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+        few = all(reason.startswith("fewer than") for reason in excluded.values())
+        raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items())
+                         + (". Hard predictions (a few score values) are evaluated one model at a time: "
+                            "spe.fit(scores, labels) estimates a share of positives per value (model='cells')"
+                            if few else ""))
     model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated,
                             model_priors(prior, arrays))
     draws = draw_labels(model, y, draw_rng)
