@@ -27,6 +27,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import warnings  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -93,15 +94,21 @@ def one_threshold(job, cache: Path = CACHE, folds: Path = CACHE / "folds_score")
         warnings.simplefilter("ignore")
         try:
             res = spe.fit(scores, M.hide_all_but(y, idx), seed=trial, progress=False,
-                          prior=fold_priors(folds)(package))
+                          prior=_fold_priors(folds)(package))
             decision = res.choose_threshold(min_precision=M.MIN_PRECISION, confidence=0.9)
-        except ValueError:  # the labels say the scores run the other way: no fit, as in evaluate
+        except ValueError:  # a refused fit (the labels say the scores run the other way): no row
             return None
-    row = {"family": family, "budget": budget, "feasible": bool(decision.feasible)}
-    if decision.feasible:
-        selected = scores >= decision.threshold
-        row |= {"share": float(selected.mean()), "met": bool(y[selected].mean() >= M.MIN_PRECISION)}
+    t = float(decision.threshold) if decision.feasible else None
+    row = {"family": family, "budget": budget, "feasible": t is not None}
+    if t is not None:
+        row |= {"share": float(np.mean(scores >= t)), "met": M.threshold_measures({0.9: t}, scores, y)["met_0.9"]}
     return row
+
+
+@functools.lru_cache(maxsize=None)
+def _fold_priors(folds: Path):
+    """The fold priors, read once per process (every job of a worker needs them)."""
+    return fold_priors(folds)
 
 
 def threshold_rows(results: list[dict]) -> list[dict]:

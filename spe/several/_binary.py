@@ -40,6 +40,7 @@ METRICS = ("AUROC", "average precision", "accuracy", "max F1")
 #: A model informs the shared labels only with this many distinct scores: hard predictions
 #: are compared on the shared draws but add no calibration map to the label model.
 MIN_DISTINCT_EVIDENCE = 3
+TOO_FEW_VALUES = f"fewer than {MIN_DISTINCT_EVIDENCE} distinct scores"
 #: Why a lazy collection is refused: the shared labels are drawn item by item.
 LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it needs every score in memory: "
              "call .compute() if they fit, or evaluate each model alone from counts with "
@@ -356,13 +357,13 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         probabilities[name] = looks_like_probabilities(s)
         thresholds[name] = 0.5 if probabilities[name] else 0.0
         if np.unique(s).size < MIN_DISTINCT_EVIDENCE:
-            excluded[name] = f"fewer than {MIN_DISTINCT_EVIDENCE} distinct scores"
+            excluded[name] = TOO_FEW_VALUES
         elif reversed_probability(s, y) > ORIENTATION_PROBABILITY:
             excluded[name] = "the labels say its scores run the wrong way (P(AUROC < 0.5) > 0.95)"
         else:
             included[name] = s
     if not included:
-        few = all(reason.startswith("fewer than") for reason in excluded.values())
+        few = all(reason == TOO_FEW_VALUES for reason in excluded.values())
         raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items())
                          + (". Hard predictions (a few score values) are evaluated one model at a time: "
                             "spe.fit(scores, labels) estimates a share of positives per value (model='cells')"
