@@ -46,3 +46,23 @@ def test_targets_missed_are_listed_and_a_clear_miss_is_told_from_noise():
     assert any("| gnb | AP cov | 0.000 [0.000, 0.000] | >= 0.85 | yes |" in line for line in lines)
     assert any("| knn | AP cov | 0.750" in line and line.endswith("| no |") for line in lines)
     assert not any("| mlp |" in line and "cov" in line for line in lines)
+
+
+def test_ece_reach_scores_platt_told_every_label_on_each_fits_unlabeled_items(tmp_path):
+    import numpy as np
+
+    from benchmarks.corpus.report import ece_reach
+    from benchmarks.corpus.store import save_task
+
+    rng = np.random.default_rng(3)
+    margin = rng.normal(0, 2, 4000)
+    y = (rng.random(margin.size) < 1 / (1 + np.exp(-(1.5 * margin - 0.5)))).astype(int)
+    save_task(tmp_path, "A__t__y", y, {"svc": margin}, {"svc": "margin"}, {})
+    rows = [{"task_id": "A__t__y", "family": "svc", "budget": 10, "trial": k, "ece_spe": 0.05,
+             "ece_platt": 0.1 + 0.1 * k} for k in range(2)]
+    line = next(s for s in ece_reach({"dev, learned": rows}, cache=tmp_path).splitlines()
+                if s.startswith("| dev, learned"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:6] == ["dev, learned", "10", "2", "0.050", "0.150", cells[5]]
+    assert float(cells[5]) < 0.03  # a sigmoid map told every label of sigmoid-calibrated margins
+    assert cells[6] == "0.075"
