@@ -6,10 +6,11 @@ fitted to the labels once, weighted by the labels' leave-one-out predictive dens
 Every model's metrics are computed from the *same* label draws, so comparisons are
 paired: P(model A beats model B) is the share of draws in which it does.
 
-A degenerate model never enters the label model: fewer than 3 distinct scores (nothing
-to rank) or scores the labels say run the wrong way (P(AUROC < 0.5) > 0.95 from the
-labeled items alone). It is reported in ``excluded`` with the reason; its metrics are
-still computed from the shared draws when it has scores to rank.
+Which models inform the label model is ``_informants``'s rule: not one with one score for
+every item or whose scores the labels say run the wrong way, nor hard predictions beside
+a model with more scores; when every model gives hard predictions they are the label
+model. A model kept out is reported in ``excluded`` with the reason; its metrics still come
+from the shared draws.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from ..metrics import (Estimate, check_kind, check_n_draws, draws_sweep, sample_
 from ..learned import resolve_prior
 from ..multiclass import LAZY_HINT as CLASS_LAZY_HINT
 from ..pooling import LabelPosterior
-from ..scores import (ORIENTATION_PROBABILITY, ItemIndex, as_labels, as_score_array, eager_values, frame_models,
-                      looks_like_probabilities, prepare, refuse_lazy, reversed_probability)
+from ..scores import (ItemIndex, as_labels, as_score_array, eager_values, frame_models, looks_like_probabilities,
+                      prepare, refuse_lazy)
 from ._comparison import SharedDrawsComparison, equal_weight_estimate
+from ._dawid_skene import NAME as DAWID_SKENE_NAME
+from ._informants import has_few_values, split_models
 from ._inputs import align_models
 from ._joint import NAME as JOINT_NAME
 from ._label_model import calibrated_name, draw_labels, fit_label_model, stacked_kinds
@@ -37,10 +40,8 @@ from ._multiclass import fit_many_multiclass
 from ._population import population_accuracy, population_sweep
 
 METRICS = ("AUROC", "average precision", "accuracy", "max F1")
-#: A model informs the shared labels only with this many distinct scores: hard predictions
-#: are compared on the shared draws but add no calibration map to the label model.
-MIN_DISTINCT_EVIDENCE = 3
-TOO_FEW_VALUES = f"fewer than {MIN_DISTINCT_EVIDENCE} distinct scores"
+#: The label models of all models together, whose names no model may take.
+JOINT_KINDS = (POOL_NAME, JOINT_NAME, DAWID_SKENE_NAME)
 #: Why a lazy collection is refused: the shared labels are drawn item by item.
 LAZY_HINT = ("fit_many draws every item's label for all models jointly, so it needs every score in memory: "
              "call .compute() if they fit, or evaluate each model alone from counts with "
@@ -98,11 +99,13 @@ class ManyResult(SharedDrawsComparison):
     @property
     def model_weights(self) -> dict:
         """Each label model's share of the label draws: every model's own map (0 when
-        excluded), the probability models' "name (calibrated)" maps (unless
-        ``calibrated=False`` or the model's map prior holds that hypothesis already), and,
-        with two or more models, their log-linear pool and the joint model of their scores."""
+        excluded; a hard-prediction model's is its share of positives per value), the
+        probability models' "name (calibrated)" maps (unless ``calibrated=False`` or the
+        model's map prior holds that hypothesis already), and, with two or more models, their
+        log-linear pool and the joint models of their scores (the Gaussian copula of the
+        models with many scores, Dawid-Skene of the hard-prediction models)."""
         fitted = self.label_model.model_weights
-        pool = {k: fitted[k] for k in (POOL_NAME, JOINT_NAME) if k in fitted}
+        pool = {k: fitted[k] for k in JOINT_KINDS if k in fitted}
         nearly = {calibrated_name(n): fitted[calibrated_name(n)] for n in self.names if calibrated_name(n) in fitted}
         return {n: fitted.get(n, 0.0) for n in self.names} | nearly | pool
 
@@ -195,16 +198,24 @@ class ManyResult(SharedDrawsComparison):
     def _label_model_lines(self, weights) -> list[str]:
         fits = list(self.label_model.fits)
         if len(fits) == 1:
-            only = {POOL_NAME: "the log-linear pool of all models",
-                    JOINT_NAME: "the Gaussian copula of all models"}.get(fits[0], f"{fits[0]}'s calibration map")
+            together = {POOL_NAME: "the log-linear pool of all models", JOINT_NAME: "the Gaussian copula of all models",
+                        DAWID_SKENE_NAME: "the Dawid-Skene model of all models"}
+            only = together[fits[0]] if fits[0] in together else f"{fits[0]}'s {self._own_map(fits[0])}"
             return [f"  label model: {only} alone"]
         pool = f", their log-linear pool (weight {weights[POOL_NAME]:.2f})" if POOL_NAME in fits else ""
         pool += f", their Gaussian copula (weight {weights[JOINT_NAME]:.2f})" if JOINT_NAME in fits else ""
+        dawid_skene = weights.get(DAWID_SKENE_NAME, 0.0)
+        pool += f", their Dawid-Skene model (weight {dawid_skene:.2f})" if DAWID_SKENE_NAME in fits else ""
         nearly = [calibrated_name(n) for n in self.names if calibrated_name(n) in weights]
         extra = ([f"    with {len(nearly)} models' 'calibrated' maps (total weight "
                   f"{sum(weights[k] for k in nearly):.2f})"] if nearly else [])
-        return [f"  label model: each model's calibration map{pool},", *extra,
-                f"    stacked by {self.label_model.weighting}"]
+        hard = any(self._own_map(n) != "calibration map" for n in self.names if n in fits)
+        own = "own map (hard predictions: a share of positives per value)" if hard else "calibration map"
+        return [f"  label model: each model's {own}{pool},", *extra, f"    stacked by {self.label_model.weighting}"]
+
+    def _own_map(self, name) -> str:
+        """What model ``name``'s own label model is."""
+        return "share of positives per value" if has_few_values(self.scores[name]) else "calibration map"
 
     def __repr__(self):
         return f"<ManyResult {len(self.names)} models, {self.labels.size} items>"
@@ -257,7 +268,12 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         densities. ``"maps"``, ``"pool"`` or ``"joint"`` keep one kind, to compare; none
         is honest alone (docs/method.md 9; class probabilities have no ``"joint"``). A
         tuple stacks those kinds only, e.g. ``("maps", "pool")`` the stack without the
-        copula (one score per item only).
+        copula (one score per item only). When every model gives fewer than 3 distinct
+        scores (hard predictions), each model's own map is a share of positives per value
+        (as ``spe.fit``'s ``model="cells"``), the pool takes them recalibrated by it, and
+        ``"joint"`` is Dawid-Skene's model (the models' values independent given the class,
+        fitted to the labels and to the unlabeled items' agreement); beside a model with
+        more scores they are kept out of the label model (``excluded``; docs/method.md 9).
     calibrated : bool or None
         Also stack each probability model's "calibrated" map (Platt with a tight prior at
         "its probabilities are right", :mod:`spe.calibration`; models with more than
@@ -274,7 +290,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         The prior over classifiers each model's calibration map starts from, as in
         :func:`spe.fit`: None (the default prior), a ClassifierPrior, ``"wide"`` or a
         classifier family (``"naive_bayes"``) for every model, or a dict {model name: any
-        of those} (a model it does not name takes the default). One score per item only.
+        of those} (a model it does not name takes the default). One score per item only;
+        hard predictions' per-value map has a fixed prior.
 
     Returns
     -------
@@ -286,7 +303,8 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
         ``scores`` is not a dict or DataFrame of models, or ``calibrated`` not a bool.
     ValueError
         Models of different lengths, an unknown ``label_model``, a model named like a
-        label model, or no model that can inform the labels.
+        label model, or no model that can inform the labels (each gives one score for every
+        item, or scores the labels say run the wrong way).
     spe.exceptions.InputError
         A pandas input whose index labels differ from the first indexed model's (a
         ValueError; the message counts the missing and extra labels).
@@ -336,7 +354,7 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
                                    seed=seed, label_model=label_model, items=items)
     arrays = {str(k): as_score_array(v, f"scores[{k!r}]") for k, v in scores.items()}
     stacked_kinds(label_model)
-    for taken in (POOL_NAME, JOINT_NAME):
+    for taken in JOINT_KINDS:
         if taken in arrays:
             raise ValueError(f"{taken!r} names a label model of all models; rename that model")
     calibrated = calibrated is None or bool(calibrated)
@@ -352,24 +370,11 @@ def fit_many(scores, labels=None, *, n_draws=1000, seed=None, higher_is_positive
     if not higher_is_positive:
         arrays = {k: (1 - a if looks_like_probabilities(a) else -a) for k, a in arrays.items()}
     fit_rng, draw_rng, map_rng = child_generators(seed, 3)
-    excluded, included, probabilities, thresholds = {}, {}, {}, {}
-    for name, s in arrays.items():
-        probabilities[name] = looks_like_probabilities(s)
-        thresholds[name] = 0.5 if probabilities[name] else 0.0
-        if np.unique(s).size < MIN_DISTINCT_EVIDENCE:
-            excluded[name] = TOO_FEW_VALUES
-        elif reversed_probability(s, y) > ORIENTATION_PROBABILITY:
-            excluded[name] = "the labels say its scores run the wrong way (P(AUROC < 0.5) > 0.95)"
-        else:
-            included[name] = s
-    if not included:
-        few = all(reason == TOO_FEW_VALUES for reason in excluded.values())
-        raise ValueError("no model can inform the labels: " + "; ".join(f"{k}: {v}" for k, v in excluded.items())
-                         + (". Hard predictions (a few score values) are evaluated one model at a time: "
-                            "spe.fit(scores, labels) estimates a share of positives per value (model='cells')"
-                            if few else ""))
+    probabilities = {name: looks_like_probabilities(s) for name, s in arrays.items()}
+    thresholds = {name: 0.5 if probabilities[name] else 0.0 for name in arrays}
+    included, excluded, few_values = split_models(arrays, y)
     model = fit_label_model(included, y, probabilities, n_draws, (map_rng, fit_rng), label_model, calibrated,
-                            model_priors(prior, arrays))
+                            model_priors(prior, arrays), few_values)
     draws = draw_labels(model, y, draw_rng)
     # drawn after the labels, so the seeds of each model's result leave every number above as it was
     return ManyResult(arrays, y, model, draws, excluded, thresholds, seed=int(draw_rng.integers(2**63 - 1)),

@@ -8,12 +8,17 @@ models; equal weights with no labels):
 
 * each model's own Bayesian calibration map (:mod:`spe.calibration`, the package's
   default piecewise Platt map under the corpus-learned prior of its score kind,
-  :func:`spe.learned.default_prior`, as :func:`spe.fit` uses it);
+  :func:`spe.learned.default_prior`, as :func:`spe.fit` uses it); for a model with fewer
+  than 3 distinct scores (hard predictions) the share of positives per value
+  (:func:`spe.calibration.fit_cells`, ``spe.fit``'s ``model="cells"``);
 * the log-linear pool of all models' recalibrated log-odds (:mod:`spe.several`),
   which uses their agreement: models with independent errors together say more about an
   item than any one alone;
 * the Gaussian copula of the models' scores given the class (``_joint``), which
   represents their dependence: models that share their errors add little to each other;
+* for two or more hard-prediction models, Dawid-Skene's model of their values
+  (``_dawid_skene``): conditionally independent given the class, fitted to the labels and
+  to the unlabeled items' agreement; the copula then takes the other models;
 * each probability model's "calibrated" map (its probabilities taken as nearly right;
   ``calibrated=False`` leaves these out, and so does a map prior that holds the hypothesis
   as a component with a learned share, :func:`holds_calibrated`). Labels drawn from a
@@ -24,7 +29,8 @@ Neither kind is honest alone. Drawn from one model's map, labels are independent
 other models' scores given that model's, so a second model with independent information
 looks worse than it is. The log-linear pool spends the labels twice (recalibration, then
 pool), so alone its intervals are too narrow with few labels; the copula, alone, is
-sharper still (docs/user_guide/several.md). Stacked, the labels decide how far to trust the agreement. ``benchmarks/ssme_shared.py`` measures the coverage of
+sharper still (docs/user_guide/several.md), and so is Dawid-Skene where the models share
+their errors. Stacked, the labels decide how far to trust the agreement. ``benchmarks/ssme_shared.py`` measures the coverage of
 the stack and of each kind alone (``label_model=``).
 """
 
@@ -34,10 +40,12 @@ import warnings
 
 import numpy as np
 
-from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map
+from ..calibration import MAX_CELLS, NEARLY_CALIBRATED, fit_calibration_map, fit_cells
 from ..exceptions import SamplingWarning
 from ..learned import default_prior, score_kind
 from ..pooling import LabelPosterior, combine
+from ._dawid_skene import NAME as DAWID_SKENE_NAME
+from ._dawid_skene import fit_dawid_skene
 from ._joint import NAME as JOINT_NAME
 from ._joint import fit_gaussian_copula
 from ._log_linear_pool import NAME as POOL_NAME
@@ -122,45 +130,75 @@ def stacked_kinds(label_model) -> frozenset:
 
 
 def fit_label_model(scores: dict, labels, probabilities: dict, n_draws: int, rngs, kind="stack",
-                    calibrated=False, prior: dict | None = None) -> LabelPosterior:
-    """Each model's calibration map and (with two or more models) their log-linear pool
-    and Gaussian copula, stacked by the labels (see above); ``kind="maps"``, ``"pool"``
-    or ``"joint"`` keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
+                    calibrated=False, prior: dict | None = None, few_values=()) -> LabelPosterior:
+    """Each model's own map and (with two or more models) their log-linear pool and joint
+    models, stacked by the labels (see above); ``kind="maps"``, ``"pool"`` or ``"joint"``
+    keeps one kind only, a tuple of them (:func:`stacked_kinds`) those.
     ``calibrated``: each probability model with more than MAX_CELLS distinct scores also
     adds its "calibrated" map (the probabilities taken as nearly right) to the maps, unless
     its map prior already holds that hypothesis (:func:`holds_calibrated`).
     ``prior``: {model name: ClassifierPrior}, whose map prior (by the model's score kind) the
-    model's own map takes; a model it does not name takes :func:`spe.learned.default_prior`."""
+    model's own map takes; a model it does not name takes :func:`spe.learned.default_prior`.
+    ``few_values``: the models with a few distinct scores (hard predictions): their own map
+    is the share of positives per value (:func:`spe.calibration.fit_cells`), which also
+    recalibrates them for the pool; the joint model of two or more of them is Dawid-Skene's
+    (``_dawid_skene``), of two or more of the others the Gaussian copula."""
     map_rng, pool_rng = rngs
-    own, default = prior or {}, default_prior()
     kinds = stacked_kinds(kind)
+    ranked = [name for name in scores if name not in few_values]
+    hard = [name for name in scores if name in few_values]
     with_pool = "pool" in kinds and len(scores) > 1
-    with_joint = "joint" in kinds and len(scores) > 1
+    with_joint = "joint" in kinds and (len(ranked) > 1 or len(hard) > 1)
     with_maps = "maps" in kinds or not (with_pool or with_joint)
-    def item_map(form, s, is_probability, map_prior=None):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SamplingWarning)
-            fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=map_rng,
-                                      prior=map_prior)
-        return ItemScoreModel(fit, s)
-
-    fits, map_priors = {}, {}
-    for name, s in scores.items() if with_maps else ():
-        # the corpus-learned map prior of the model's score kind, as spe.fit takes it: the hand-set
-        # "calibrated" centre let over-confident models overstate the top (docs/method.md 9)
-        map_priors[name] = own.get(name, default).map_prior(score_kind(s, probabilities[name]))
-        fits[name] = item_map(MAP_FORM, s, probabilities[name], map_priors[name])
-    platt = platt_fits(scores, labels, probabilities, map_rng) if with_pool or with_joint else {}
+    fits, map_priors = ({}, {}) if not with_maps else _own_maps(scores, labels, probabilities, map_rng, prior or {},
+                                                                 few_values)
+    platt = {} if not (with_pool or with_joint) else platt_fits({m: scores[m] for m in ranked}, labels,
+                                                                 probabilities, map_rng)
     if with_pool:
-        fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng, platt)
-    for name, s in scores.items() if calibrated and with_maps else ():
+        cells = {m: fits[m].fit if m in fits else _cells_fit(scores[m], labels, map_rng) for m in hard}
+        fits[POOL_NAME] = fit_log_linear_pool(scores, labels, probabilities, MAP_DRAWS, map_rng,
+                                              platt | cells)
+    for name in ranked if calibrated and with_maps else ():
+        s = scores[name]
         if probabilities[name] and np.unique(s).size > MAX_CELLS and not holds_calibrated(map_priors[name]):
-            fits[calibrated_name(name)] = item_map(NEARLY_CALIBRATED, s, True)
-    if with_joint:  # fitted last, so every other candidate's draws are as without it
-        fits[JOINT_NAME] = fit_gaussian_copula(scores, labels, platt, map_rng)
+            fits[calibrated_name(name)] = _item_map(NEARLY_CALIBRATED, s, labels, True, map_rng)
+    if with_joint and len(ranked) > 1:  # fitted last, so every other candidate's draws are as without it
+        fits[JOINT_NAME] = fit_gaussian_copula({m: scores[m] for m in ranked}, labels, platt, map_rng)
+    if with_joint and len(hard) > 1:
+        fits[DAWID_SKENE_NAME] = fit_dawid_skene({m: scores[m] for m in hard}, labels, map_rng)
     known = np.flatnonzero(~np.isnan(labels))
     # every labelling counts once, so a lone label model's importance weights are resampled away
     return combine(fits, known, labels[known], n_draws=n_draws, rng=pool_rng).equally_weighted(n_draws, pool_rng)
+
+
+def _item_map(form, s, labels, is_probability, rng, map_prior=None) -> ItemScoreModel:
+    """One calibration map of one model's scores, evaluated at item indices."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SamplingWarning)
+        fit = fit_calibration_map(form, s, labels, probabilities=is_probability, n_draws=MAP_DRAWS, rng=rng,
+                                  prior=map_prior)
+    return ItemScoreModel(fit, s)
+
+
+def _cells_fit(s, labels, rng):
+    """The share of positives at each of a model's few values (hard predictions)."""
+    return fit_cells(s, labels, n_draws=MAP_DRAWS, rng=rng)
+
+
+def _own_maps(scores: dict, labels, probabilities: dict, rng, prior: dict, few_values) -> tuple[dict, dict]:
+    """({model: its own map at item indices}, {model: the map prior it took}): a model with
+    few distinct scores its share per value, any other its calibration map under the
+    corpus-learned map prior of its score kind, as spe.fit takes it (the hand-set
+    "calibrated" centre let over-confident models overstate the top, docs/method.md 9)."""
+    default = default_prior()
+    fits, map_priors = {}, {}
+    for name, s in scores.items():
+        if name in few_values:
+            fits[name] = ItemScoreModel(_cells_fit(s, labels, rng), s)
+            continue
+        map_priors[name] = prior.get(name, default).map_prior(score_kind(s, probabilities[name]))
+        fits[name] = _item_map(MAP_FORM, s, labels, probabilities[name], rng, map_priors[name])
+    return fits, map_priors
 
 
 def draw_labels(model: LabelPosterior, labels, rng) -> np.ndarray:

@@ -31,11 +31,11 @@ def test_inputs_are_checked():
         spe.fit_many({"a": np.linspace(0, 1, 5), "b": np.linspace(0, 1, 6)})
     with pytest.raises(ValueError, match="label_model must be one of"):
         spe.fit_many({"a": np.linspace(0, 1, 5)}, label_model="copula")
-    for name in ("log-linear pool", "Gaussian copula"):
+    for name in ("log-linear pool", "Gaussian copula", "Dawid-Skene"):
         with pytest.raises(ValueError, match="rename that model"):
             spe.fit_many({name: np.linspace(0, 1, 5)})
-    with pytest.raises(ValueError, match=r"no model can inform the labels.*one model at a time: spe.fit"):
-        spe.fit_many({"flat": np.r_[np.zeros(5), np.ones(5)]})
+    with pytest.raises(ValueError, match=r"no model can inform the labels: flat: one score for every item"):
+        spe.fit_many({"flat": np.ones(10)})
 
 
 def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
@@ -43,10 +43,12 @@ def test_degenerate_models_are_reported_and_kept_out_of_the_labels():
     y, models = _three_models(rng)
     models["binary"] = (models["good"] > 0.5).astype(float)
     models["reversed"] = 1.0 - models["good"]
+    models["constant"] = np.ones(y.size)
     labels = np.where(np.arange(y.size) < 60, y, np.nan)
     res = spe.fit_many(models, labels, n_draws=300, seed=0)
-    assert set(res.excluded) == {"binary", "reversed"}
-    assert "distinct scores" in res.excluded["binary"] and "wrong way" in res.excluded["reversed"]
+    assert set(res.excluded) == {"binary", "constant", "reversed"}
+    assert "one score" in res.excluded["constant"] and "wrong way" in res.excluded["reversed"]
+    assert "hard predictions inform the labels only when no model with more does" in res.excluded["binary"]
     own = {"good", "fair", "noise"}
     calibrated = {f"{m} (calibrated)" for m in own}
     assert set(res.label_model.fits) == own | calibrated | {"log-linear pool", "Gaussian copula"}
