@@ -41,6 +41,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import contextlib
+import json
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -59,6 +60,7 @@ from spe.several import _binary, _informants, _label_model
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- several-hard:start -->", "<!-- several-hard:end -->")
+RAW = HERE / "results" / "several_hard.json"
 N_LABELS = 20
 #: The simulated classifiers' (sensitivity, specificity).
 SIMULATED = {"a": (0.9, 0.8), "b": (0.75, 0.85), "c": (0.7, 0.7), "d": (0.6, 0.9)}
@@ -73,8 +75,8 @@ LABELED = "labeled items alone (Jeffreys)"
 N_KEPT = 4
 MIXED = ("cut ones excluded (default)", "cut ones in the label model", "in it, without their per-value maps")
 DS = _label_model.DAWID_SKENE_NAME
-COLS = ["method", "fits", "MAE", "bias", "coverage", "width", "w_DS"]
-FORMATS = {"fits": "{}", "MAE": "{:.4f}", "bias": "{:+.4f}"}
+COLS = ["method", "fits", "failed", "MAE", "bias", "coverage", "width", "w_DS"]
+FORMATS = {"fits": "{}", "failed": "{}", "MAE": "{:.4f}", "bias": "{:+.4f}"}
 
 
 def cut(scores: np.ndarray, kind: str) -> np.ndarray:
@@ -97,26 +99,29 @@ def labeled_row(model, truth, right: int, n: int) -> dict:
 
 
 def fit_rows(method, hard: dict, y, labels, seed, keys=None, **options) -> list[dict]:
-    """Every model's accuracy row from one fit_many (``keys``: the models to report)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = spe.fit_many(hard, labels, seed=seed, **options)
+    """Every model's accuracy row from one fit_many (``keys``: the models to report); one
+    ``failed`` row when it raises (a failure is a result: counted, never dropped)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = spe.fit_many(hard, labels, seed=seed, **options)
+    except Exception as exc:
+        return [{"method": method, "failed": f"{type(exc).__name__}: {exc}"[:200]}]
     w = res.model_weights.get(DS, 0.0)
     return [estimate_row(method, m, np.mean((hard[m] >= 0.5) == (y == 1)), res.metric_draws(m)["accuracy"], w)
             for m in (keys or hard)]
 
 
-def cells_row(model, s, y, labels, seed) -> dict | None:
+def cells_row(model, s, y, labels, seed) -> dict:
     """``spe.fit(model="cells")`` on one hard model: accuracy draws from its positives per
-    value (None when spe.fit refuses, e.g. the labels say the model runs the wrong way)."""
-    if np.unique(s).size < 2:
-        return None
+    value (a ``failed`` row when spe.fit refuses, e.g. one value for every item, or the
+    labels say the model runs the wrong way)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             one = spe.fit(s, labels, model="cells", seed=seed, progress=False)
-    except ValueError:
-        return None
+    except Exception as exc:
+        return {"method": CELLS, "model": model, "failed": f"{type(exc).__name__}: {exc}"[:200]}
     pc = one.positive_counts  # (draws, 2): positives among the items predicted 0, then 1
     accuracy = (pc[:, 1] + (np.sum(s == 0) - pc[:, 0])) / s.size
     return estimate_row(CELLS, model, np.mean((s == 1) == (y == 1)), accuracy)
@@ -194,7 +199,7 @@ def dev_trial(job) -> list[dict]:
     rows = []
     for method, options in DEV_METHODS.items():
         rows += fit_rows(method, hard, y, labels, trial, **options)
-    rows += [r for f, s in hard.items() if (r := cells_row(f, s, y, labels, trial)) is not None]
+    rows += [cells_row(f, s, y, labels, trial) for f, s in hard.items()]
     rows += [labeled_row(f, np.mean(s == y), int(np.sum(s[chosen] == y[chosen])), N_LABELS) for f, s in hard.items()]
     names = list(hard)
     mixed = {f: scores[f] for f in names[:N_KEPT]} | {f: hard[f] for f in names[N_KEPT:]}
@@ -205,16 +210,21 @@ def dev_trial(job) -> list[dict]:
 
 
 def summary_rows(rows: list[dict], methods) -> list[dict]:
-    """Per method (in the order given): fits (model rows), MAE and mean signed error of the
-    accuracy, coverage and mean width of the 90% interval, mean Dawid-Skene weight, and for
-    rows that carry it the coverage of the prevalence."""
+    """Per method (in the order given): fits (model rows), failed (rows of fits that
+    raised), MAE and mean signed error of the accuracy, coverage and mean width of the 90%
+    interval, mean Dawid-Skene weight, and for rows that carry it the coverage of the
+    prevalence."""
     out = []
     for method in methods:
-        at = [r for r in rows if r["method"] == method]
+        at = [r for r in rows if r["method"] == method and "failed" not in r]
+        failed = sum(r["method"] == method and "failed" in r for r in rows)
         if not at:
+            if failed:
+                out.append({"method": method, "fits": 0, "failed": failed})
             continue
         err = np.array([r["est"] - r["truth"] for r in at])
-        row = {"method": method, "fits": len(at), "MAE": float(np.abs(err).mean()), "bias": float(err.mean()),
+        row = {"method": method, "fits": len(at), "failed": failed, "MAE": float(np.abs(err).mean()),
+               "bias": float(err.mean()),
                "coverage": float(np.mean([covers(r["lo"], r["hi"], r["truth"]) for r in at])),
                "width": float(np.mean([r["hi"] - r["lo"] for r in at])),
                "w_DS": float(np.mean([r["w_DS"] for r in at]))}
@@ -235,7 +245,9 @@ def report(sim: list[dict], dev: list[dict], args, minutes: float) -> str:
         f"{args.sim_seeds} simulated sets, {n_tasks} development tasks x {args.trials} trials, "
         f"{minutes:.1f} min on {args.jobs} processes. {intro} Columns: mean absolute and mean signed error "
         "of the accuracy estimate, coverage and mean width of the 90% interval, over (data set, model); "
-        "`fits` counts (data set, model) rows.", "",
+        "`fits` counts (data set, model) rows, `failed` the fits that raised (fit_many: once per data set, "
+        "e.g. when every family's cut gives one value for every item; spe.fit: once per model, e.g. one "
+        "value, or labels that say it runs the wrong way), left out of the averages.", "",
         f"{simulated} {args.sim_seeds} seeds x 4 models:", "",
         table(summary_rows(sim, [*SIM_METHODS, LABELED]), COLS + ["prevalence coverage"], FORMATS), "",
         f"{corpus} {n_tasks} tasks x {args.trials} trials x 8 families:", "",
@@ -263,6 +275,8 @@ def main(argv=None):
         dev_jobs = pool.map(dev_trial, [(t, trial) for t in tasks for trial in range(args.trials)])
         sim = [r for rows in pool.map(simulated_trial, range(args.sim_seeds)) for r in rows]
         dev = [r for rows in dev_jobs for r in rows]
+    RAW.parent.mkdir(parents=True, exist_ok=True)
+    RAW.write_text(json.dumps({"simulated": sim, "dev": dev}))
     text = report(sim, dev, args, (time.time() - start) / 60)
     print(text)
     if not args.no_write:
