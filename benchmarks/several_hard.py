@@ -19,8 +19,9 @@ Corpus, development half only (R packages a-l; the held-out half is never read):
 every one of the eight families' scores cut at 0.5 (a margin at 0). Per task and trial 20
 random labels: `fit_many`'s default stack, its per-value maps alone (`maps`), Dawid-Skene
 alone (`joint`), Dawid-Skene and the log-linear pool (`("joint", "pool")`), `spe.fit(...,
-model="cells")` one model at a time (its positive counts per value; a model whose labels
-say it runs the wrong way is refused and not counted), and the labeled items alone.
+model="cells")` one model at a time (its positive counts per value; where it refuses, one
+value for every item or labels that say the model runs the wrong way, the fit is counted as
+failed), and the labeled items alone.
 
 Mixed, on the same tasks and labels: the first four families (logreg, forest, hgb, gnb)
 keep their scores, the other four (knn, mlp, svc_rbf, linear_svc) are cut; the accuracy of
@@ -29,7 +30,7 @@ get the ranked models' label draws), against the same fit with them in it (their
 maps, their recalibrated scores in the pool and their Dawid-Skene model in the stack:
 `split_models` patched to keep them), and in it without their per-value maps.
 
-    python -m benchmarks.several_hard [--tasks 30] [--trials 3] [--sim-seeds 40] [--jobs 2] [--no-write]
+    python -m benchmarks.several_hard [--tasks 30] [--trials 3] [--sim-seeds 40] [--jobs 2] [--no-write] [--report]
 """
 
 from __future__ import annotations
@@ -235,13 +236,13 @@ def summary_rows(rows: list[dict], methods) -> list[dict]:
     return out
 
 
-def report(sim: list[dict], dev: list[dict], args, minutes: float) -> str:
-    """The RESULTS.md section."""
+def report(sim: list[dict], dev: list[dict], args, minutes: float, stamp: str) -> str:
+    """The RESULTS.md section (``stamp``: :func:`run_stamp` at the run)."""
     n_tasks = len({r["task"] for r in dev})
     intro, simulated, corpus, mixed = (" ".join(p.split()) for p in __doc__.split("\n\n")[1:5])
     return "\n".join([
         "## Hard predictions in fit_many (`benchmarks/several_hard.py`)", "",
-        run_stamp() + f"; `--tasks {args.tasks} --trials {args.trials} --sim-seeds {args.sim_seeds}`: "
+        stamp + f"; `--tasks {args.tasks} --trials {args.trials} --sim-seeds {args.sim_seeds}`: "
         f"{args.sim_seeds} simulated sets, {n_tasks} development tasks x {args.trials} trials, "
         f"{minutes:.1f} min on {args.jobs} processes. {intro} Columns: mean absolute and mean signed error "
         "of the accuracy estimate, coverage and mean width of the 90% interval, over (data set, model); "
@@ -264,7 +265,12 @@ def main(argv=None):
     ap.add_argument("--sim-seeds", type=int, default=40, help="simulated data sets")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-write", action="store_true", help="print the tables only (no RESULTS.md)")
+    ap.add_argument("--report", action="store_true", help=f"the tables of the last run ({RAW.name}), no fits")
     args = ap.parse_args(argv)
+    if args.report:
+        raw = json.loads(RAW.read_text())
+        args = argparse.Namespace(**raw["args"] | {"no_write": args.no_write})
+        return finish(report(raw["simulated"], raw["dev"], args, raw["minutes"], raw["stamp"]), args)
     try:
         index = store.read_index(CACHE)
     except FileNotFoundError:
@@ -275,9 +281,14 @@ def main(argv=None):
         dev_jobs = pool.map(dev_trial, [(t, trial) for t in tasks for trial in range(args.trials)])
         sim = [r for rows in pool.map(simulated_trial, range(args.sim_seeds)) for r in rows]
         dev = [r for rows in dev_jobs for r in rows]
+    minutes, stamp = (time.time() - start) / 60, run_stamp()
     RAW.parent.mkdir(parents=True, exist_ok=True)
-    RAW.write_text(json.dumps({"simulated": sim, "dev": dev}))
-    text = report(sim, dev, args, (time.time() - start) / 60)
+    RAW.write_text(json.dumps({"simulated": sim, "dev": dev, "minutes": minutes, "stamp": stamp, "args": {
+        k: getattr(args, k) for k in ("tasks", "trials", "sim_seeds", "jobs")}}))
+    finish(report(sim, dev, args, minutes, stamp), args)
+
+
+def finish(text: str, args):
     print(text)
     if not args.no_write:
         write_section(text, HERE / "RESULTS.md", MARKERS)
