@@ -7,9 +7,9 @@ mislead a calibration map: both are kept out. A model with fewer than 3 distinct
 hard predictions they are the label model (a share of positives per value each, and
 Dawid-Skene's joint model, ``_label_model``); beside a model with many scores they are
 kept out, as before: on the corpus' development half, cutting four of the eight families
-at 0.5, their per-value maps in the stack raised the hard models' accuracy error (0.033 ->
-0.036) and widened the intervals (docs/method.md 9). Every model's metrics still come from
-the shared label draws.
+at 0.5, their per-value maps in the stack raised the hard models' accuracy error and
+widened the intervals (docs/method.md 9; `benchmarks/RESULTS.md`, "Hard predictions in
+fit_many"). Every model's metrics still come from the shared label draws.
 """
 
 from __future__ import annotations
