@@ -275,12 +275,12 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
 
     data = prepared(scales[0])
     n_values = data.n_groups if data.exact else np.inf
+    weak_prior = classifier_prior.weak_ranker_prior()
+    models = _score_models(model, n_values, bool(probabilities), data.n_labeled, weak=weak_prior is not None)
+    if WEAK_RANKER in models and weak_prior is None:
+        weak_prior = default_prior().weak_ranker_prior()  # a prior learned without one: spe's own
     reference_scores, reference_weights = data.score_distribution()
     kind = score_kind(reference_scores, bool(probabilities), reference_weights)
-    weak_prior = classifier_prior.weak_ranker_prior(kind, reference_scores, reference_weights)
-    models = _score_models(model, n_values, bool(probabilities), data.n_labeled, weak=weak_prior is not None)
-    if WEAK_RANKER in models and weak_prior is None:  # a prior learned without one: spe's own
-        weak_prior = default_prior().weak_ranker_prior(kind, reference_scores, reference_weights)
     map_prior = classifier_prior.map_prior(kind)
     mix_seed, platt_seed, pool_seed, label_seed, export_seed, check_seed = child_seeds(seed, 6)
     with stage_bar(_n_stages(models, scales, families, data), "spe.fit", check_show(progress)) as bar:
@@ -298,8 +298,7 @@ def fit(scores, labels=None, *, model="auto", families="auto", prior=None, score
                                                      None if weak_prior is None else weak_prior.weight))
         bar.update()
     result = SPEResult(data, pooled, label_seed, export_seed, errors, check_seed,
-                       prior_note=classifier_prior.describe(
-                           kind, weak_ranker=weak_prior.weight if WEAK_RANKER in models else False)
+                       prior_note=classifier_prior.describe(kind, weak_ranker=WEAK_RANKER in models)
                        if "spline" in models else "", items=items)
     warn_if_contradicted(result.label_checks, result.model_weights)
     return result

@@ -181,39 +181,6 @@ def ece_reach(runs: dict, cache: Path = CACHE) -> str:
     return "\n".join(out) + "\n"
 
 
-#: Bins of the probabilities' spread (90th minus 10th percentile) in the chance table.
-SPREAD_BINS = (0.0, 0.05, 0.1, 0.2, 0.4, 0.6, 1.0)
-
-
-def chance_by_spread(cache: Path = CACHE) -> str:
-    """Development half, every task and probability family: the share of sets ranking at
-    chance (true AUROC < 0.55) by the spread of their probabilities, the score feature the
-    weak ranker's prior weight reads (docs/method.md 2f)."""
-    from spe.learned import probability_spread
-
-    from ..harness.metrics import exact_auc
-    from .store import read_index
-
-    spreads, at_chance = [], []
-    for entry in read_index(cache):
-        if entry["half"] != "dev":
-            continue
-        task = load_task(task_path(cache, entry["task_id"]))
-        for family, scores in task["scores"].items():
-            if task["kinds"][family] == "probability":
-                spreads.append(probability_spread(scores))
-                at_chance.append(exact_auc(scores, task["labels"]) < 0.55)
-    spreads, at_chance = np.array(spreads), np.array(at_chance)
-    out = ["**Classifiers at chance by the spread of their probabilities** (development half, every task and "
-           "probability family; spread: the 90th minus the 10th percentile of a set's probabilities; at chance: "
-           "true AUROC < 0.55)", "", "| spread | sets | at chance |", "|---|---|---|"]
-    for lo, hi in zip(SPREAD_BINS, SPREAD_BINS[1:]):
-        chosen = (spreads >= lo) & ((spreads < hi) if hi < 1 else (spreads <= hi))
-        if chosen.any():
-            out.append(f"| [{lo:g}, {hi:g}{']' if hi == 1 else ')'} | {chosen.sum()} | {at_chance[chosen].mean():.2f} |")
-    return "\n".join(out) + "\n"
-
-
 def by_truth(runs: dict) -> str:
     """AUROC and AP coverage per bin of the true AUROC, both budgets together, per run."""
     out = ["**Coverage by the classifier's true AUROC** (90% intervals, 10 and 30 labels together; "
@@ -306,8 +273,7 @@ def section(runs: dict) -> str:
               "`--half dev --prior benchmarks/corpus/cache/folds_family --by-family`, `--half heldout` (and "
               "`--prior wide`, `--prior family`), then `python -m benchmarks.corpus.report`. The held-out half was "
               "run once per prior, after every choice was made on the development half. The learned runs use the "
-              "prior of docs/method.md 2e-2f (maps with the scores' shape, the weak ranker with a share read from "
-              "the probabilities' spread, spe 0.2's wide prior "
+              "prior of docs/method.md 2e-2f (maps with the scores' shape, the weak ranker, spe 0.2's wide prior "
               "mixed in with a small learned share; a margin map's origin at the margin's zero, c correlated with "
               "the slopes, 2b; scores that do not straddle 0 the 'score' kind). \"Every family\" is the default "
               "prior, learned from all eight families' sets; \"per declared family\" is the prior of the family "
@@ -320,7 +286,7 @@ def section(runs: dict) -> str:
               "score) are in RESULTS.md's history and `benchmarks.corpus.map_origin`'s section. "
               "A run missing below has not been made yet.\n")
     return (head + "\n" + tables(runs) + "\n" + with_intervals(runs) + "\n" + against_targets(runs) + "\n"
-            + ece_reach(runs) + "\n" + by_truth(runs) + "\n" + chance_by_spread() + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
+            + ece_reach(runs) + "\n" + by_truth(runs) + f"\n![stated vs met](../{FIGURE.relative_to(ROOT)})\n\n"
             + timings())
 
 

@@ -28,10 +28,8 @@ from ._learn import (
            set_summary,
 )
 from ._prior import COMPONENTS, WIDE, ClassifierPrior, component_prior, default_prior
-from ._weak import probability_spread
 
 __all__ = ["ClassifierPrior", "learn_prior", "default_prior", "classifier_prior", "classifier_priors",
            "classifier_name", "CLASSIFIERS", "priors_to_dict", "resolve_prior", "WIDE", "KINDS",
            "PROBABILITY_KINDS", "COMPONENTS", "component_prior", "score_kind", "fit_hyperprior",
-           "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES",
-           "probability_spread"]
+           "fit_component_weights", "set_summary", "log_evidence", "SATURATED_SHARE", "FEW_VALUES"]

@@ -385,7 +385,7 @@ def learn_prior(sets, *, base: ClassifierPrior | None = None, source: str | None
     source = source or f"learned from {len(kept)} labeled sets (spe.learn_prior)"
     rng = np.random.default_rng(seed)
     weak = learn_weak_ranker([set_aurocs(d.labeled_scores, d.labeled_labels, d.score_distribution(), f,
-                                         maps[k].given_shape(shape, f.n_slopes), rng, kind=k)
+                                         maps[k].given_shape(shape, f.n_slopes), rng)
                               for k, d, f, shape in kept], base.weak_ranker or None)
     return ClassifierPrior(maps, source, n_sets, mixture_weight=dict(base.mixture_weight), weak_ranker=weak or {},
                            component_weights={k: {n: x for n, x in w.items() if x} for k, w in weights.items()

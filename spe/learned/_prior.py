@@ -26,7 +26,7 @@ from ..calibration import (
     WeakRankerPrior,
 )
 from ._kinds import KINDS, PROBABILITY_KINDS
-from ._weak import as_prior, weak_weight
+from ._weak import as_prior
 
 FORMAT = "spe.ClassifierPrior"
 SHIPPED = "classifier_prior.json"
@@ -54,9 +54,7 @@ class ClassifierPrior:
     weak_ranker : dict
         The share of classifiers that rank their items at chance and the spread of their
         slopes (``spe.calibration.fit_weak_ranker``'s prior; learned with the maps, see
-        :mod:`spe.learned`), and for probabilities how that share moves with their spread
-        (``spread_slope``, ``spread_ref``; absent: it does not); empty: no weak ranker in the
-        pool (spe 0.2's behaviour).
+        :mod:`spe.learned`); empty: no weak ranker in the pool (spe 0.2's behaviour).
     component_weights : dict
         Score kind -> ``{name: prior probability}`` of the map prior's other components
         (:data:`COMPONENTS`): "wide", spe 0.2's hand-set prior (:data:`WIDE`), for a classifier
@@ -106,16 +104,9 @@ class ClassifierPrior:
         this kind; None: no preference (every score model weighs the same a priori)."""
         return None if kind not in self.mixture_weight else float(self.mixture_weight[kind])
 
-    def weak_ranker_prior(self, kind: str | None = None, scores=None, weights=None) -> WeakRankerPrior | None:
-        """The weak ranker's prior, with its prior weight in the pool (None: not in the pool).
-
-        With the scores' ``kind`` and the ``scores`` (``weights``: items per score), the
-        weight is the one for these scores: for probabilities it grows as their spread
-        narrows, when the prior learned that (``spread_slope``, docs/method.md 2f).
-        """
-        if not self.weak_ranker or kind is None or scores is None:
-            return as_prior(self.weak_ranker)
-        return as_prior(self.weak_ranker | {"weight": weak_weight(self.weak_ranker, kind, scores, weights)})
+    def weak_ranker_prior(self) -> WeakRankerPrior | None:
+        """The weak ranker's prior, with its prior weight in the pool (None: not in the pool)."""
+        return as_prior(self.weak_ranker)
 
     def map_prior(self, kind: str) -> MapPrior:
         """The calibration map's prior for scores of this kind."""
@@ -125,16 +116,14 @@ class ClassifierPrior:
         return self.maps[kind].with_alternatives((name, float(weights[name]), component_prior(name, kind))
                                                  for name in COMPONENTS if weights.get(name))
 
-    def describe(self, kind: str | None = None, weak_ranker: bool | float = True) -> str:
+    def describe(self, kind: str | None = None, weak_ranker: bool = True) -> str:
         """One line naming the prior (and, with ``kind``, the part of it that applies;
-        ``weak_ranker``: whether the fit pooled the weak ranker, or the weak ranker's prior
-        weight in that fit, whose share it then names)."""
+        ``weak_ranker``: whether the fit pooled the weak ranker, whose share it then names)."""
         if kind is None:
             return self.source
         n = self.n_sets.get(kind, 0)
-        share = self.weak_ranker.get("weight") if weak_ranker is True else weak_ranker
-        chance = (f"; the weak ranker (a classifier at chance here) {share:.0%} of the pool before labels"
-                  if self.weak_ranker and share is not False and share is not None else "")
+        chance = (f"; the weak ranker (a classifier at chance here) {self.weak_ranker['weight']:.0%} of the pool "
+                  "before labels" if self.weak_ranker and weak_ranker else "")
         return f"{self.source}; '{kind}' scores" + (f" ({n} labeled sets)" if n else " (hand-set)") + chance
 
     def to_dict(self) -> dict:

@@ -8,11 +8,6 @@ the pooled prior predicts each set's AUROC best: the sets' labeled AUROCs scored
 mixture of the map's prior predictive and the weak ranker's (a kernel density, widened by
 each AUROC's sampling error), maximised over the two numbers with a weak Normal hyperprior
 around the base prior's. The intercept's prior is the log odds of a positive across sets.
-
-For probability scores the share depends on what the scores show: a classifier whose
-probabilities barely spread (their 90th minus 10th percentile) is more often one at chance,
-so the weight's log odds move with the log of that spread (``spread_slope``, centred at the
-sets' mean log spread ``spread_ref``), learned with the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +16,6 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from ..calibration import RankFeature, WeakRankerPrior
-from ._kinds import PROBABILITY_KINDS
 
 #: Sets needed to learn the weak ranker when the base prior has none.
 MIN_SETS = 30
@@ -37,57 +31,6 @@ KERNEL = 0.015
 PRIOR_DRAWS = 100
 SLOPE_GRID = np.linspace(-3.0, 3.0, 121)
 C_SD_FLOOR = 0.25
-#: The narrowest spread of probabilities the weight reads (narrower ones are all but constant).
-SPREAD_FLOOR = 1e-3
-
-
-def probability_spread(scores, weights=None) -> float:
-    """The 90th minus the 10th percentile of the scores (``weights``: items per score).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from spe.learned import probability_spread
-    >>> round(probability_spread(np.linspace(0.0, 1.0, 1001)), 3)
-    0.8
-    >>> probability_spread([0.2, 0.3], weights=[9, 1])
-    0.0
-    """
-    s = np.asarray(scores, float)
-    w = np.ones(s.size) if weights is None else np.asarray(weights, float)
-    order = np.argsort(s)
-    share = np.cumsum(w[order]) / w.sum()
-    at = np.minimum(np.searchsorted(share, [0.1, 0.9]), s.size - 1)
-    return float(s[order][at[1]] - s[order][at[0]])
-
-
-def log_spread(kind: str, scores, weights=None) -> float | None:
-    """The log of the probabilities' spread (floored) for a probability kind, else None."""
-    if kind not in PROBABILITY_KINDS:
-        return None
-    return float(np.log(max(probability_spread(scores, weights), SPREAD_FLOOR)))
-
-
-def weak_weight(weak: dict, kind: str, scores, weights=None) -> float:
-    """The weak ranker's prior weight for these scores: the learned ``weight``, its log odds
-    moved by ``spread_slope`` times the log spread's distance from ``spread_ref`` for
-    probability kinds (a prior without them: the weight itself).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from spe.learned._weak import weak_weight
-    >>> weak = {"weight": 0.1, "spread_slope": -1.0, "spread_ref": np.log(0.4)}
-    >>> narrow, wide = np.linspace(0.2, 0.3, 100), np.linspace(0.0, 1.0, 100)
-    >>> weak_weight(weak, "probability", narrow) > 0.1 > weak_weight(weak, "probability", wide)
-    True
-    >>> weak_weight(weak, "margin", narrow)
-    0.1
-    """
-    x = log_spread(kind, scores, weights)
-    if x is None or not weak.get("spread_slope"):
-        return float(weak["weight"])
-    return float(special.expit(special.logit(weak["weight"]) + weak["spread_slope"] * (x - weak["spread_ref"])))
 
 
 def expected_auroc(scores, prob) -> np.ndarray:
@@ -114,11 +57,10 @@ def expected_auroc(scores, prob) -> np.ndarray:
     return num / np.where(den > 0, den, np.nan)
 
 
-def set_aurocs(scores, labels, reference, map_features, map_prior, rng, kind=None) -> dict | None:
+def set_aurocs(scores, labels, reference, map_features, map_prior, rng) -> dict | None:
     """One set's labeled AUROC with its sampling error, the map prior's predictive AUROCs
     (:data:`PRIOR_DRAWS`, on the set's piecewise-Platt ``map_features``) and the weak
-    ranker's on a grid of unit slopes, on its labeled items; with its score ``kind``, the
-    log spread of its probabilities (:func:`log_spread`, from ``reference``: all its items)."""
+    ranker's on a grid of unit slopes, on its labeled items."""
     y = np.asarray(labels, float)
     n_pos, n_neg = int((y == 1).sum()), int((y == 0).sum())
     if n_pos < 2 or n_neg < 2:
@@ -136,12 +78,11 @@ def set_aurocs(scores, labels, reference, map_features, map_prior, rng, kind=Non
     under_weak = expected_auroc(s, special.expit(c + SLOPE_GRID[:, None] * z[None]))
     return {"auroc": observed, "c": float(c), "c_se": float(np.sqrt(y.size / (n_pos * n_neg))),
             "map_density": float(np.mean(stats.norm.pdf(observed, np.nan_to_num(under_map, nan=0.5), width))),
-            "weak_density": stats.norm.pdf(observed, np.nan_to_num(under_weak, nan=0.5), width),
-            "log_spread": None if kind is None else log_spread(kind, *reference)}
+            "weak_density": stats.norm.pdf(observed, np.nan_to_num(under_weak, nan=0.5), width)}
 
 
-def _log_score(theta, map_density, weak_density, x):
-    weight, slope_sd = special.expit(theta[0] + theta[2] * x), np.exp(theta[1])
+def _log_score(theta, map_density, weak_density):
+    weight, slope_sd = special.expit(theta[0]), np.exp(theta[1])
     mass = stats.norm.pdf(SLOPE_GRID, 0.0, slope_sd)
     mass /= mass.sum()
     return np.sum(np.log((1 - weight) * map_density + weight * (weak_density @ mass) + 1e-300))
@@ -170,27 +111,21 @@ def learn_weak_ranker(sets, base: dict | None) -> dict | None:
     sets = [d for d in sets if d is not None]
     if not sets or (base is None and len(sets) < MIN_SETS):
         return base
-    base_slope = 0.0 if base is None else float(base.get("spread_slope", 0.0))
-    centre = np.r_[START if base is None else [special.logit(base["weight"]), np.log(base["slope_sd"])], base_slope]
-    spreads = np.array([np.nan if d.get("log_spread") is None else d["log_spread"] for d in sets])
-    probability = ~np.isnan(spreads)
-    ref = float(np.mean(spreads[probability])) if probability.any() else (base or {}).get("spread_ref")
-    x = np.where(probability, spreads - (ref if ref is not None else 0.0), 0.0)
+    centre = START if base is None else np.array([special.logit(base["weight"]), np.log(base["slope_sd"])])
     map_density = np.array([d["map_density"] for d in sets])
     weak_density = np.stack([d["weak_density"] for d in sets])
 
     def objective(theta):
-        return -(_log_score(theta, map_density, weak_density, x)
-                 - 0.5 * np.sum((theta - centre) ** 2) / HYPER_SD**2)
+        return -(_log_score(theta, map_density, weak_density) - 0.5 * np.sum((theta - centre) ** 2) / HYPER_SD**2)
 
     best = optimize.minimize(objective, centre, method="Nelder-Mead",
                              options={"maxiter": 400, "xatol": 1e-4, "fatol": 1e-6})
     c, c_se = np.array([d["c"] for d in sets]), np.array([d["c_se"] for d in sets])
     # the log odds of a positive across sets, net of each share's sampling error; the floor keeps it proper
-    c_var = np.var(c) - np.mean(c_se**2)
+    spread = np.var(c) - np.mean(c_se**2)
     return {"weight": float(special.expit(best.x[0])), "slope_sd": float(np.exp(best.x[1])),
-            "c_mean": float(np.mean(c)), "c_sd": float(np.sqrt(max(c_var, 0.0) + C_SD_FLOOR**2)),
-            "n_sets": len(sets)} | ({"spread_slope": float(best.x[2]), "spread_ref": ref} if ref is not None else {})
+            "c_mean": float(np.mean(c)), "c_sd": float(np.sqrt(max(spread, 0.0) + C_SD_FLOOR**2)),
+            "n_sets": len(sets)}
 
 
 def as_prior(weak: dict | None) -> WeakRankerPrior | None:

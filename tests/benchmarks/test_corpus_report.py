@@ -66,24 +66,3 @@ def test_ece_reach_scores_platt_told_every_label_on_each_fits_unlabeled_items(tm
     assert cells[:6] == ["dev, learned", "10", "2", "0.050", "0.150", cells[5]]
     assert float(cells[5]) < 0.03  # a sigmoid map told every label of sigmoid-calibrated margins
     assert cells[6] == "0.075"
-
-
-def test_chance_by_spread_reads_the_development_half_only(tmp_path):
-    import json
-
-    import numpy as np
-
-    from benchmarks.corpus.report import chance_by_spread
-    from benchmarks.corpus.store import save_task
-
-    rng = np.random.default_rng(0)
-    y = (rng.random(1000) < 0.3).astype(int)
-    narrow = 0.3 + 0.01 * rng.random(1000)  # bunched, unrelated to the labels
-    wide = np.clip(0.2 + 0.6 * y + rng.normal(0, 0.1, 1000), 0, 1)  # spread and informative
-    index = []
-    for task_id, half, scores in (("A__n__y", "dev", narrow), ("B__w__y", "dev", wide), ("m__x__y", "heldout", narrow)):
-        save_task(tmp_path, task_id, y, {"f": scores}, {"f": "probability"}, {})
-        index.append({"task_id": task_id, "half": half})
-    (tmp_path / "index.json").write_text(json.dumps(index))
-    rows = [line for line in chance_by_spread(tmp_path).splitlines() if line.startswith("| [")]
-    assert rows == ["| [0, 0.05) | 1 | 1.00 |", "| [0.6, 1] | 1 | 0.00 |"]

@@ -1,8 +1,6 @@
 """The learned share of classifiers at chance: recovery from sets, round trips, and how
 spe.fit pools the weak ranker with it."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 from scipy import special
@@ -10,7 +8,7 @@ from scipy import special
 import spe
 from spe.calibration import Features, MapPrior, WeakRankerPrior
 from spe.learned import WIDE, ClassifierPrior, default_prior, learn_prior
-from spe.learned._weak import expected_auroc, learn_weak_ranker, set_aurocs, weak_weight
+from spe.learned._weak import expected_auroc, learn_weak_ranker, set_aurocs
 from spe.pooling import prior_weights
 
 
@@ -100,47 +98,3 @@ def test_auto_pools_the_weak_ranker_with_the_learned_prior_and_not_with_the_wide
     spline = spe.fit(scores, labels, model="spline", seed=0, n_draws=300, progress=False)
     assert "weak" not in spline.fits
     assert "weak ranker" in learned.summary().text and "weak ranker" not in spline.summary().text
-
-
-def probability_sets_narrow_at_chance(n_sets, seed, n_items=400):
-    """Probability sets: half with probabilities bunched near the base rate whose labels ignore
-    them (classifiers that learned nothing), half spread out and calibrated."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for k in range(n_sets):
-        narrow = k % 2 == 0
-        p = special.expit(rng.normal(-0.7, 0.15 if narrow else 1.5, n_items))
-        truth = np.full(n_items, special.expit(-0.7)) if narrow else p
-        out.append((p, (rng.random(n_items) < truth).astype(float)))
-    return out
-
-
-@pytest.mark.statistical
-def test_the_share_at_chance_is_learned_to_grow_as_probabilities_narrow():
-    rng = np.random.default_rng(0)
-    sets = probability_sets_narrow_at_chance(80, seed=3)
-    estimates = [set_aurocs(p, y, (p, None), Features.for_scores("spline", p, True), MapPrior(-0.7, 0.5, 0.0, 0.3),
-                            rng, kind="probability") for p, y in sets]
-    part = learn_weak_ranker(estimates, base=None)
-    assert part["spread_slope"] < -0.5
-    narrow, wide = sets[0][0], sets[1][0]
-    assert weak_weight(part, "probability", narrow) > 0.3 > 0.1 > weak_weight(part, "probability", wide)
-    margins = learn_weak_ranker([e | {"log_spread": None} for e in estimates], base=None)
-    assert "spread_slope" not in margins  # no probability sets: a single share, as before
-
-
-def test_a_prior_with_a_spread_slope_gives_narrow_probabilities_more_weak_ranker_and_round_trips(tmp_path):
-    base = default_prior()
-    prior = dataclasses.replace(base, weak_ranker=base.weak_ranker | {"spread_slope": -1.0,
-                                                                      "spread_ref": float(np.log(0.4))})
-    rng = np.random.default_rng(1)
-    narrow, wide = special.expit(rng.normal(-1.0, 0.1, 500)), special.expit(rng.normal(-1.0, 2.0, 500))
-    assert prior.weak_ranker_prior("probability", narrow).weight > base.weak_ranker["weight"]
-    assert prior.weak_ranker_prior("probability", wide).weight < base.weak_ranker["weight"]
-    assert prior.weak_ranker_prior("margin", narrow).weight == pytest.approx(base.weak_ranker["weight"])
-    assert prior.weak_ranker_prior().weight == pytest.approx(base.weak_ranker["weight"])  # no scores: the share
-    assert ClassifierPrior.load(prior.save(tmp_path / "p.json")).weak_ranker == pytest.approx(prior.weak_ranker)
-    labels = np.where(np.arange(500) < 10, (rng.random(500) < 0.27).astype(float), np.nan)
-    share = prior.weak_ranker_prior("probability", narrow).weight
-    res = spe.fit(narrow, labels, prior=prior, seed=0, n_draws=200, progress=False)
-    assert f"weak ranker (a classifier at chance here) {share:.0%}" in res.prior_note
