@@ -209,7 +209,7 @@ class ManyResult(SharedDrawsComparison):
         nearly = [calibrated_name(n) for n in self.names if calibrated_name(n) in weights]
         extra = ([f"    with {len(nearly)} models' 'calibrated' maps (total weight "
                   f"{sum(weights[k] for k in nearly):.2f})"] if nearly else [])
-        hard = any(self._own_map(n) != "calibration map" for n in self.names if n in fits)
+        hard = any(has_few_values(self.scores[n]) for n in self.names if n in fits)
         own = "own map (hard predictions: a share of positives per value)" if hard else "calibration map"
         return [f"  label model: each model's {own}{pool},", *extra, f"    stacked by {self.label_model.weighting}"]
 
