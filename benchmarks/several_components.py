@@ -127,10 +127,7 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--no-write", action="store_true", help="print only (no RESULTS.md)")
     args = ap.parse_args(argv)
-    try:
-        index = store.read_index(CACHE)
-    except FileNotFoundError:
-        raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
+    index = store.index_or_exit(CACHE)
     start = time.time()
     tasks = bed_tasks(index, args.tasks)
     results = [one_trial((row, bed, trial)) for row in tasks for bed in BEDS for trial in range(args.trials)]

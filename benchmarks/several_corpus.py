@@ -295,10 +295,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-write", action="store_true", help="print the tables only (no RESULTS.md)")
     args = ap.parse_args(argv)
-    try:
-        index = store.read_index(CACHE)
-    except FileNotFoundError:
-        raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
+    index = store.index_or_exit(CACHE)
     tasks = [r["task_id"] for r in select_tasks(index, args.half, args.tasks)]
     if args.labels != [N_LABELS]:
         return budget_main(args, tasks)

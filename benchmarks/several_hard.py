@@ -271,10 +271,7 @@ def main(argv=None):
         raw = json.loads(RAW.read_text())
         args = argparse.Namespace(**raw["args"] | {"no_write": args.no_write})
         return finish(report(raw["simulated"], raw["dev"], args, raw["minutes"], raw["stamp"]), args)
-    try:
-        index = store.read_index(CACHE)
-    except FileNotFoundError:
-        raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
+    index = store.index_or_exit(CACHE)
     tasks = dev_tasks(index, args.tasks)
     start = time.time()
     with ProcessPoolExecutor(args.jobs) as pool:

@@ -254,10 +254,7 @@ def main(argv=None):
         stored = json.loads(RAW.read_text())
         text = report(stored["results"], stored["head"])
     else:
-        try:
-            index = store.read_index(CACHE)
-        except FileNotFoundError:
-            raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
+        index = store.index_or_exit(CACHE)
         tasks = bed_tasks(index, args.tasks)
         start = time.time()
         for row in tasks:  # trained once, before the fits (one process: the training is single-threaded)

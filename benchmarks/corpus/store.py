@@ -126,3 +126,11 @@ def _fmt(value) -> str:
 def read_index(cache: Path) -> list[dict]:
     """The rows of ``index.json`` (raises FileNotFoundError before a build)."""
     return json.loads((Path(cache) / "index.json").read_text())
+
+
+def index_or_exit(cache: Path) -> list[dict]:
+    """:func:`read_index` for a benchmark's command line: before a build, exit saying how to make one."""
+    try:
+        return read_index(cache)
+    except FileNotFoundError:
+        raise SystemExit("no corpus cache: python -m benchmarks.corpus.build first") from None
