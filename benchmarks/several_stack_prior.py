@@ -11,7 +11,13 @@ accuracy are scored on them, and a variant's posterior for a model is the mixtur
 candidates' draws under its weights (median and 90% interval). `own scores only` keeps,
 for each model, only the candidates that read its scores (its own maps, the pool, the
 copula), the idea that labels drawn from another model's map understate a model
-(attenuation); with `calibrated=False` also without the "calibrated" maps.
+(attenuation); with `calibrated=False` also without the "calibrated" maps. `mean
+log-odds map` adds one candidate the package does not have: a calibration map (the
+corpus-learned margin prior) of the models' mean log-odds, each model's log-odds (margins
+as they are) divided by their interquartile range over the items, so labels drawn from it
+depend on every model alike (near-copies average out their own noise); the stack's
+weights are recomputed with it (`spe.pooling.combine`), then its prior weight scaled, or it
+alone.
 
 Sets: the corpus' development groups (eight families on the same items, 20 random
 labels, `benchmarks/several_corpus.py`'s first 40 tasks, trial 0; R packages a-l, where
@@ -38,6 +44,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from scipy import special
 
 import spe
 from benchmarks.corpus import CACHE, store
@@ -48,7 +55,9 @@ from benchmarks.harness.report import run_stamp, table, write_section
 from benchmarks.several_testbeds import BEDS, N_LABELS, bed_items, bed_tasks, label_model_kind
 from benchmarks.ssme_shared import file_models
 from spe.metrics import draws_sweep, sample_auroc, sample_average_precision
-from spe.pooling import systematic_resample
+from spe.calibration import fit_calibration_map
+from spe.pooling import combine, systematic_resample
+from spe.scores import looks_like_probabilities
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- several-stack-prior:start -->", "<!-- several-stack-prior:end -->")
@@ -62,8 +71,44 @@ VARIANTS = {"default stack": {},
             "pool x0.5": {"log-linear pool": 0.5}, "pool x2": {"log-linear pool": 2.0},
             "copula x0.5": {"Gaussian copula": 0.5}, "copula x2": {"Gaussian copula": 2.0},
             "own scores only": {"own scores": 1.0},
-            "own scores only, calibrated=False": {"own scores": 1.0, "calibrated maps": 0.0}}
+            "own scores only, calibrated=False": {"own scores": 1.0, "calibrated maps": 0.0},
+            "with a mean log-odds map": {"mean log-odds map": 1.0},
+            "with a mean log-odds map x7": {"mean log-odds map": 7.0},
+            "mean log-odds map alone": {"mean log-odds map": 1.0, "alone": True}}
 JOINT = ("log-linear pool", "Gaussian copula")
+MEAN_MAP = "mean log-odds map"
+
+
+class ItemMap:
+    """A calibration map of one score per item, evaluated at item indices (as the stack's candidates are)."""
+
+    def __init__(self, fit, scores):
+        self.fit, self.scores = fit, scores
+        self.weights, self.n_draws = fit.weights, fit.n_draws
+
+    def prob_positive(self, items, draws=None):
+        return self.fit.prob_positive(self.scores[np.asarray(items, dtype=np.intp)], draws)
+
+
+def mean_log_odds(models: dict) -> np.ndarray:
+    """Every model's log-odds (margins as they are) over its interquartile range, averaged per item."""
+    scaled = []
+    for s in models.values():
+        g = special.logit(np.clip(s, 1e-6, 1 - 1e-6)) if looks_like_probabilities(s) else np.asarray(s, float)
+        q25, q75 = np.percentile(g, [25, 75])
+        scaled.append(g / max(q75 - q25, 1e-9))
+    return np.mean(scaled, axis=0)
+
+
+def with_mean_map(fits: dict, models: dict, labels, seed: int) -> tuple[dict, dict]:
+    """(candidates with the mean log-odds map added, the stack's weights recomputed with it)."""
+    rng = np.random.default_rng([seed, 48])
+    score = mean_log_odds(models)
+    fit = fit_calibration_map("spline", score, labels, probabilities=False, n_draws=1000, rng=rng,
+                              prior=spe.learned.default_prior().map_prior("margin"))
+    fits = fits | {MEAN_MAP: ItemMap(fit, score)}
+    known = np.flatnonzero(~np.isnan(labels))
+    return fits, combine(fits, known, labels[known], n_draws=1000, rng=rng).model_weights
 
 
 def candidate_draws(fit, models: dict, thresholds: dict, y, labeled, rng) -> dict:
@@ -84,7 +129,9 @@ def variant_weights(weights: dict, model: str, variant: dict) -> dict:
     """The candidates' weights for one model under a variant (normalised; zero-weight ones dropped)."""
     out = {}
     for name, w in weights.items():
-        kind = label_model_kind(name)
+        kind = MEAN_MAP if name == MEAN_MAP else label_model_kind(name)
+        if variant.get("alone") and kind != MEAN_MAP:
+            continue
         if "own scores" in variant and kind not in JOINT and name.removesuffix(" (calibrated)") != model:
             continue
         out[name] = w * variant.get(kind, 1.0)
@@ -113,11 +160,13 @@ def evaluate_fit(group: str, models: dict, y, labeled, thresholds: dict, seed: i
         warnings.simplefilter("ignore")
         res = spe.fit_many(models, labels, seed=seed)
     rng = np.random.default_rng([seed, 47])
-    fits = res.label_model.fits
+    fits, with_mean = with_mean_map(res.label_model.fits, models, labels, seed)
     per_candidate = {name: candidate_draws(fit, models, thresholds, y, labeled, rng) for name, fit in fits.items()}
-    weights = res.label_model.model_weights
-    summaries = {v: {m: mixture_summary({k: per_candidate[k][m] for k in fits}, variant_weights(weights, m, opts))
-                     for m in models} for v, opts in VARIANTS.items()}
+    summaries = {}
+    for v, opts in VARIANTS.items():
+        weights = with_mean if MEAN_MAP in opts else res.label_model.model_weights
+        summaries[v] = {m: mixture_summary({k: per_candidate[k][m] for k in weights},
+                                           variant_weights(weights, m, opts)) for m in models}
     truth = {m: np.array([exact_auc(s, y), exact_ap(s, y), np.mean((s >= thresholds[m]) == (y == 1))])
              for m, s in models.items()}
     return {"group": group, "variants": summaries, "truth": truth}

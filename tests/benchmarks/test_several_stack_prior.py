@@ -59,3 +59,20 @@ def test_group_measures_score_the_model_ranked_first():
     assert got["top"] == pytest.approx(100 * (0.62 - 0.5)), "q is ranked first by AP"
     assert got["auprc"] == pytest.approx(100 * (0.05 + 0.12) / 2)
     assert got["cover_auprc"] == 0.5 and got["fits"] == 1
+
+
+def test_the_mean_log_odds_map_alone_keeps_only_itself():
+    weights = WEIGHTS | {sp.MEAN_MAP: 0.05}
+    assert sp.variant_weights(weights, "a", {sp.MEAN_MAP: 1.0, "alone": True}) == {sp.MEAN_MAP: 1.0}
+    scaled = sp.variant_weights(weights, "a", {sp.MEAN_MAP: 7.0})
+    assert scaled[sp.MEAN_MAP] / scaled["b"] == pytest.approx(7 * 0.05 / 0.1)
+
+
+def test_mean_log_odds_averages_scale_free_log_odds():
+    p = np.linspace(0.05, 0.95, 101)
+    margin = 10.0 * (p - 0.5)
+    got = sp.mean_log_odds({"p": p, "m": margin})
+    logit = np.log(p / (1 - p))
+    iqr = lambda g: np.subtract(*np.percentile(g, [75, 25]))  # noqa: E731
+    assert got == pytest.approx((logit / iqr(logit) + margin / iqr(margin)) / 2)
+    assert np.all(np.diff(got) > 0) and got[50] == pytest.approx(0.0, abs=1e-12), "zero stays the boundary"
