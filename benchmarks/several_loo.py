@@ -131,7 +131,7 @@ def report(results: list[dict], head: str) -> str:
         "## How optimistic are the stack's leave-one-out densities? (`benchmarks/several_loo.py`)", "",
         head + " " + " ".join(__doc__.split("\n\n")[1].split()), "",
         "Mean per fit (nats, summed over its 20 labels):", "",
-        table(summary_rows(results), cols, {"fits": "{}"}), ""])
+        table(summary_rows(results), cols, {"fits": "{}", "weight factor": "{:.3g}"}), ""])
 
 
 def main(argv=None):
