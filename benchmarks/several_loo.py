@@ -13,7 +13,8 @@ without it) and its predictive density compared with PSIS's. A model's own map (
 task's first family, as `fit_many` fits it) is the control, where both should agree.
 `exact - PSIS` is per fit, summed over its 20 labels (nats); `weight factor` is
 exp(mean of it): by how much pseudo-BMA over-weights that candidate against a correctly
-estimated one.
+estimated one. `k > 0.7`: the mean share of a fit's labels whose PSIS Pareto k exceeds 0.7,
+where PSIS is not to be trusted.
 
     python -m benchmarks.several_loo [--tasks 40] [--jobs 2] [--no-write]
 """
@@ -49,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- several-loo:start -->", "<!-- several-loo:end -->")
 N_LABELS = 20
 LOO_DRAWS = 1000
+KHAT_BAD = 0.7
 CANDIDATES = ("own map (control)", "log-linear pool", "Gaussian copula")
 
 
@@ -73,14 +75,16 @@ def fit_candidate(kind: str, scores: dict, labels, seed: int):
     return fit_gaussian_copula(scores, labels, platt, rng)
 
 
-def psis_elpd(fit, labeled, y) -> float:
-    """The labels' PSIS-LOO density under one fit's draws, as fit_many's stack estimates it."""
+def psis_loo(fit, labeled, y) -> tuple[float, float]:
+    """The labels' PSIS-LOO density under one fit's draws, as fit_many's stack estimates it,
+    and the share of labels whose Pareto k exceeds 0.7 (where PSIS is unreliable)."""
     az = import_arviz()
     rows = systematic_resample(fit.weights, LOO_DRAWS, np.random.default_rng(0))
     loglik = pointwise_log_likelihood(fit.prob_positive(labeled)[rows], y)
     data = {"posterior": {"_": np.zeros((1, loglik.shape[0]))}, "log_likelihood": {"y": loglik[None]}}
     idata = az.from_dict(data) if int(az.__version__.split(".")[0]) >= 1 else az.from_dict(**data)
-    return float(az.loo(idata).elpd_loo)
+    loo = az.loo(idata, pointwise=True)
+    return float(loo.elpd_loo), float(np.mean(np.asarray(loo.pareto_k) > KHAT_BAD))
 
 
 def exact_elpd(kind: str, scores: dict, labels, labeled, seed: int) -> float:
@@ -110,23 +114,24 @@ def one_task(task_id: str) -> dict | None:
         warnings.simplefilter("ignore")
         for kind in CANDIDATES:
             fit = fit_candidate(kind, scores, labels, 1)
-            out[kind] = (psis_elpd(fit, labeled, y[labeled]), exact_elpd(kind, scores, labels, labeled, 1))
+            out[kind] = (*psis_loo(fit, labeled, y[labeled]), exact_elpd(kind, scores, labels, labeled, 1))
     return out
 
 
 def summary_rows(results: list[dict]) -> list[dict]:
     rows = []
     for kind in CANDIDATES:
-        psis, exact = np.array([r[kind] for r in results]).T
+        psis, bad, exact = np.array([r[kind] for r in results]).T
         gap = exact - psis
-        rows.append({"label model": kind, "fits": len(results), "PSIS elpd": psis.mean(), "exact elpd": exact.mean(),
+        rows.append({"label model": kind, "fits": len(results), "PSIS elpd": psis.mean(), "k > 0.7": bad.mean(),
+                     "exact elpd": exact.mean(),
                      "exact - PSIS": gap.mean(), "se": gap.std(ddof=1) / np.sqrt(gap.size),
                      "weight factor": float(np.exp(gap.mean()))})
     return rows
 
 
 def report(results: list[dict], head: str) -> str:
-    cols = ["label model", "fits", "PSIS elpd", "exact elpd", "exact - PSIS", "se", "weight factor"]
+    cols = ["label model", "fits", "PSIS elpd", "k > 0.7", "exact elpd", "exact - PSIS", "se", "weight factor"]
     return "\n".join([
         "## How optimistic are the stack's leave-one-out densities? (`benchmarks/several_loo.py`)", "",
         head + " " + " ".join(__doc__.split("\n\n")[1].split()), "",

@@ -20,22 +20,23 @@ def scores_and_labels(seed=4, n=400):
 def test_psis_and_exact_loo_agree_for_a_one_stage_map():
     scores, labels, labeled, y = scores_and_labels()
     fit = sl.fit_candidate(sl.CANDIDATES[0], scores, labels, 1)
-    psis = sl.psis_elpd(fit, labeled, y[labeled])
+    psis, bad = sl.psis_loo(fit, labeled, y[labeled])
     exact = sl.exact_elpd(sl.CANDIDATES[0], scores, labels, labeled, 1)
-    assert np.isfinite(psis) and psis < 0 and exact < 0
+    assert np.isfinite(psis) and psis < 0 and exact < 0 and bad == 0.0
     assert exact == pytest.approx(psis, abs=0.5), "one stage: PSIS leaves the item out of all of it"
 
 
 def test_exact_loo_leaves_the_item_out_of_every_stage():
     scores, labels, labeled, y = scores_and_labels()
     pool = sl.fit_candidate("log-linear pool", scores, labels, 1)
-    assert sl.exact_elpd("log-linear pool", scores, labels, labeled, 1) < sl.psis_elpd(pool, labeled, y[labeled]), \
+    assert sl.exact_elpd("log-linear pool", scores, labels, labeled, 1) < sl.psis_loo(pool, labeled, y[labeled])[0], \
         "the recalibration saw the item: PSIS over the pool's draws alone is optimistic"
 
 
 def test_summary_rows_average_the_gap_and_its_weight_factor():
-    results = [{"task": "t", **{k: (-10.0, -10.5) for k in sl.CANDIDATES}},
-               {"task": "u", **{k: (-9.0, -10.5) for k in sl.CANDIDATES}}]
+    results = [{"task": "t", **{k: (-10.0, 0.0, -10.5) for k in sl.CANDIDATES}},
+               {"task": "u", **{k: (-9.0, 0.5, -10.5) for k in sl.CANDIDATES}}]
     row = sl.summary_rows(results)[1]
     assert row["fits"] == 2 and row["exact - PSIS"] == pytest.approx(-1.0)
     assert row["weight factor"] == pytest.approx(np.exp(-1.0)) and row["se"] == pytest.approx(0.5)
+    assert row["k > 0.7"] == pytest.approx(0.25)
