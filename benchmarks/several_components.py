@@ -47,13 +47,20 @@ TOP = 0.1
 KINDS = WEIGHT_KINDS
 
 
-def candidate_errors(fit, models: dict, y, n_labeled: int, rng) -> tuple[dict, dict]:
-    """({model: mean AUPRC error}, {model: top-decile P(y=1) error}) under one candidate's draws."""
-    rows = systematic_resample(fit.weights, N_DRAWS, rng)
+def candidate_labellings(fit, y, labeled, n_draws: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """((n_draws, N) P(y=1), (n_draws, N) labellings) from one candidate label model alone:
+    its draws resampled by weight, the ``labeled`` items fixed at their labels ``y``."""
+    rows = systematic_resample(fit.weights, n_draws, rng)
     needed, where = np.unique(rows, return_inverse=True)
     p = fit.prob_positive(np.arange(y.size), needed)[where]
     drawn = rng.random(p.shape) < p
-    drawn[:, :n_labeled] = y[:n_labeled] == 1
+    drawn[:, labeled] = y[labeled] == 1
+    return p, drawn
+
+
+def candidate_errors(fit, models: dict, y, n_labeled: int, rng) -> tuple[dict, dict]:
+    """({model: mean AUPRC error}, {model: top-decile P(y=1) error}) under one candidate's draws."""
+    p, drawn = candidate_labellings(fit, y, np.arange(n_labeled), N_DRAWS, rng)
     ap, top = {}, {}
     for m, s in models.items():
         ap[m] = float(np.mean(sample_average_precision(draws_sweep(s, drawn))) - exact_ap(s, y))

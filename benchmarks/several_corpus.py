@@ -69,6 +69,13 @@ SYMMETRIC_DRAWS = "fit_many, pool and copula draws"
 STATED = {"best": "P(best)", "near": f"P(within {TIE} of best)"}
 
 
+def labeled_items(task_id: str, n_items: int, trial: int, n_labels: int) -> np.ndarray:
+    """The items a (task, trial) labels: ``n_labels`` of ``n_items``, seeded by the task and trial
+    (shared with the benchmarks that reuse these fits' labels)."""
+    rng = np.random.default_rng([trial, n_items, sum(map(ord, task_id))])
+    return rng.choice(n_items, n_labels, replace=False)
+
+
 def truth_of(s, y, threshold) -> dict:
     return {"auc": exact_auc(s, y), "auprc": exact_ap(s, y), "accuracy": float(np.mean((s >= threshold) == (y == 1)))}
 
@@ -126,9 +133,8 @@ def one_fit(job):
     y, scores, kinds = task["labels"], task["scores"], task["kinds"]
     if n_labels >= y.size:
         raise ValueError(f"{task_id}: {n_labels} labels of {y.size} items leave none unlabeled")
-    rng = np.random.default_rng([trial, len(y), sum(map(ord, task_id))])
     labels = np.full(y.size, np.nan)
-    chosen = rng.choice(y.size, n_labels, replace=False)
+    chosen = labeled_items(task_id, y.size, trial, n_labels)
     labels[chosen] = y[chosen]
     thresholds = {m: 0.5 if kinds[m] == "probability" else 0.0 for m in scores}
     truth = {m: truth_of(s, y, thresholds[m]) for m, s in scores.items()}

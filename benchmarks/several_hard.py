@@ -57,6 +57,7 @@ from benchmarks.corpus import discovery as D
 from benchmarks.corpus.evaluate import select_tasks
 from benchmarks.harness.metrics import ALPHA, covers
 from benchmarks.harness.report import run_stamp, table, write_section
+from benchmarks.several_corpus import labeled_items
 from spe.several import _binary, _informants, _label_model
 
 HERE = Path(__file__).resolve().parent
@@ -193,9 +194,8 @@ def dev_trial(job) -> list[dict]:
     task = store.load_task(store.task_path(CACHE, task_id))
     y, scores, kinds = task["labels"], task["scores"], task["kinds"]
     hard = {f: cut(s, kinds[f]) for f, s in scores.items()}
-    rng = np.random.default_rng([trial, len(y), sum(map(ord, task_id))])
     labels = np.full(y.size, np.nan)
-    chosen = rng.choice(y.size, N_LABELS, replace=False)
+    chosen = labeled_items(task_id, y.size, trial, N_LABELS)
     labels[chosen] = y[chosen]
     rows = []
     for method, options in DEV_METHODS.items():

@@ -38,6 +38,7 @@ import spe
 from benchmarks.corpus import CACHE, store
 from benchmarks.corpus.evaluate import select_tasks
 from benchmarks.harness.report import run_stamp, table, write_section
+from benchmarks.several_corpus import labeled_items
 from spe.calibration import fit_calibration_map
 from spe.learned import score_kind
 from spe.pooling import import_arviz, pointwise_log_likelihood, systematic_resample
@@ -102,8 +103,7 @@ def exact_elpd(kind: str, scores: dict, labels, labeled, seed: int) -> float:
 def one_task(task_id: str) -> dict | None:
     task = store.load_task(store.task_path(CACHE, task_id))
     y = task["labels"].astype(float)
-    rng = np.random.default_rng([0, len(y), sum(map(ord, task_id))])  # several_corpus' trial 0 labels
-    labeled = rng.choice(y.size, N_LABELS, replace=False)
+    labeled = labeled_items(task_id, y.size, 0, N_LABELS)  # several_corpus' trial 0 labels
     if not 0 < y[labeled].sum() < N_LABELS:
         return None
     labels = np.full(y.size, np.nan)

@@ -53,11 +53,13 @@ from benchmarks.corpus.evaluate import select_tasks
 from benchmarks.harness.cases import DATA, FILES, ssme_split
 from benchmarks.harness.metrics import ALPHA, exact_ap, exact_auc
 from benchmarks.harness.report import run_stamp, table, write_section
+from benchmarks.several_components import candidate_labellings
+from benchmarks.several_corpus import labeled_items
 from benchmarks.several_testbeds import BEDS, N_LABELS, bed_items, bed_tasks, label_model_kind
 from benchmarks.ssme_shared import file_models
 from spe.calibration import fit_calibration_map
 from spe.metrics import band, draws_sweep, sample_auroc, sample_average_precision
-from spe.pooling import combine, systematic_resample
+from spe.pooling import combine
 from spe.scores import looks_like_probabilities
 from spe.several._label_model import MAP_DRAWS, ItemScoreModel
 
@@ -103,10 +105,7 @@ VARIANTS = {DEFAULT: Variant(),
 
 def candidate_draws(fit, models: dict, y, labeled, rng) -> dict:
     """{model: (2, N_DRAWS) AUROC and AP} on labellings drawn from one candidate alone."""
-    rows = systematic_resample(fit.weights, N_DRAWS, rng)
-    needed, where = np.unique(rows, return_inverse=True)
-    drawn = rng.random((N_DRAWS, y.size)) < fit.prob_positive(np.arange(y.size), needed)[where]
-    drawn[:, labeled] = y[labeled] == 1
+    _, drawn = candidate_labellings(fit, y, labeled, N_DRAWS, rng)
     out = {}
     for m, s in models.items():
         sweep = draws_sweep(s, drawn)
@@ -194,8 +193,7 @@ def evaluate_fit(group: str, models: dict, y, labeled, seed: int) -> dict:
 def corpus_fit(task_id: str) -> dict:
     task = store.load_task(store.task_path(CACHE, task_id))
     y = task["labels"].astype(float)
-    rng = np.random.default_rng([0, len(y), sum(map(ord, task_id))])  # several_corpus' trial 0 labels
-    return evaluate_fit(DEV, task["scores"], y, rng.choice(y.size, 20, replace=False), 0)
+    return evaluate_fit(DEV, task["scores"], y, labeled_items(task_id, y.size, 0, N_LABELS), 0)  # several_corpus' trial 0
 
 
 def bed_fit(row: dict, bed: str, trial: int) -> dict:
