@@ -61,7 +61,7 @@ from spe.calibration import fit_calibration_map
 from spe.metrics import band, draws_sweep, sample_auroc, sample_average_precision
 from spe.pooling import combine
 from spe.scores import looks_like_probabilities
-from spe.several._label_model import MAP_DRAWS, ItemScoreModel
+from spe.several._label_model import MAP_DRAWS, MAP_FORM, ItemScoreModel
 
 HERE = Path(__file__).resolve().parent
 MARKERS = ("<!-- several-stack-prior:start -->", "<!-- several-stack-prior:end -->")
@@ -162,7 +162,7 @@ def with_mean_map(res, labels, seed: int) -> tuple[dict, dict]:
     score = mean_log_odds(informing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = fit_calibration_map("spline", score, labels, probabilities=False, n_draws=MAP_DRAWS, rng=rng,
+        fit = fit_calibration_map(MAP_FORM, score, labels, probabilities=False, n_draws=MAP_DRAWS, rng=rng,
                                   prior=spe.learned.default_prior().map_prior("margin"))
     fits = res.label_model.fits | {MEAN_MAP: ItemScoreModel(fit, score)}
     known = np.flatnonzero(~np.isnan(labels))
